@@ -1,0 +1,21 @@
+"""Lambda TOKEN authorizer: verifies the integrator's access token; anything else is a 401."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from phoneid.api.authorizer import allow_policy
+from phoneid.api.http import logger
+from phoneid.bootstrap import container
+from phoneid.domain.errors import Unauthorized
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    try:
+        caller = container().tokens.authorize(event.get("authorizationToken"))
+    except Unauthorized as error:
+        logger.info("token refused", extra={"reason": error.message})
+        # This exact message makes API Gateway answer 401 (the UNAUTHORIZED gateway response).
+        raise Exception("Unauthorized") from None  # noqa: TRY002
+    return allow_policy(caller, event["methodArn"])

@@ -1,0 +1,31 @@
+"""POST /token: form-encoded client credentials (or refresh token) in, access token out."""
+
+from typing import Any
+
+from phoneid.api.http import entrypoint, make_app, parse_form
+from phoneid.api.models import TokenResponse
+from phoneid.bootstrap import container
+from phoneid.domain.errors import MalformedRequest
+
+app = make_app()
+
+
+@app.post("/token", cache_control="no-store")
+def token() -> TokenResponse:
+    content_type = app.current_event.headers.get("content-type", "")
+    if not content_type.startswith("application/x-www-form-urlencoded"):
+        raise MalformedRequest("Malformed request: Content-Type must be application/x-www-form-urlencoded")
+    return container().tokens.grant(parse_form(app.current_event.decoded_body))
+
+
+def _rate_key(event: dict[str, Any]) -> str:
+    """Per client id when one is sent, else per source address."""
+    try:
+        client_id = parse_form(event.get("body")).get("client_id", "")
+    except MalformedRequest:
+        client_id = ""
+    source = ((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp", "unknown")
+    return f"token:{client_id[:128] or source}"
+
+
+handler = entrypoint(app, rate_key=_rate_key, json_body=False)

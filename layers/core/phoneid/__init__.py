@@ -1,0 +1,1 @@
+"""PhoneID: phone possession and identity verification, as a serverless AWS service."""

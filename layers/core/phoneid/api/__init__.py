@@ -1,0 +1,1 @@
+"""The HTTP edge shared by every handler: request/response models, error mapper, resolver factory."""

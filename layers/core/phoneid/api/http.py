@@ -1,0 +1,144 @@
+"""The resolver factory and the Lambda entrypoint every handler shares.
+
+One decorator stack for all handlers; checks that must run before routing (rate limit, body size and
+JSON) run here; every error leaves through ``phoneid.api.errors``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from phoneid.api import errors
+from phoneid.bootstrap import container
+from phoneid.domain.clients import ALL_COUNTRIES, Caller, Flag, Solution
+from phoneid.domain.errors import MalformedRequest, PhoneIdError, Unauthorized
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+MAX_BODY_BYTES = 4096
+
+Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+
+
+def _respond(app: APIGatewayRestResolver, error: PhoneIdError) -> Response[str]:
+    metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
+    request = errors.request_fields(app.current_event.body)
+    return Response(
+        status_code=error.http_status,
+        content_type="application/json",
+        body=errors.to_json(errors.error_body(error, request)),
+        headers=error.headers,
+    )
+
+
+def make_app() -> APIGatewayRestResolver:
+    app = APIGatewayRestResolver(enable_validation=True)
+
+    @app.exception_handler(PhoneIdError)
+    def _domain(error: PhoneIdError) -> Response[str]:
+        logger.info("request refused", extra={"code": error.code, "status": error.http_status})
+        return _respond(app, error)
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(error: RequestValidationError) -> Response[str]:
+        mapped = errors.from_validation(error.errors())
+        logger.info("invalid request", extra={"code": mapped.code, "parameters": mapped.parameters})
+        return _respond(app, mapped)
+
+    @app.exception_handler(Exception)
+    def _unexpected(error: Exception) -> Response[str]:
+        mapped, reference = errors.unexpected()
+        logger.exception("unexpected error", extra={"reference": reference})
+        return _respond(app, mapped)
+
+    return app
+
+
+def caller(app: APIGatewayRestResolver) -> Caller:
+    """The client the authorizer established; its context carries only strings."""
+    context = app.current_event.request_context.authorizer.raw_event or {}
+    client_id = context.get("clientId")
+    if not client_id:
+        raise Unauthorized()
+    countries = context.get("countries") or ALL_COUNTRIES
+    flags = context.get("flags") or ""
+    return Caller(
+        client_id=client_id,
+        solution=Solution(context["solution"]),
+        allowed_countries=frozenset(countries.split(",")),
+        flags=frozenset(Flag(f) for f in flags.split(",") if f),
+    )
+
+
+def _check_json_body(event: dict[str, Any]) -> None:
+    body = event.get("body") or ""
+    if event.get("isBase64Encoded"):
+        raise MalformedRequest("Malformed request: body must be JSON text")
+    if len(body.encode()) > MAX_BODY_BYTES:
+        raise MalformedRequest(f"Malformed request: body is over {MAX_BODY_BYTES} bytes")
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        raise MalformedRequest("Malformed request: body is not valid JSON") from None
+    if not isinstance(parsed, dict):
+        raise MalformedRequest("Malformed request: body must be a JSON object")
+
+
+def _authorized_client(event: dict[str, Any]) -> str:
+    return str(((event.get("requestContext") or {}).get("authorizer") or {}).get("clientId") or "anonymous")
+
+
+def entrypoint(
+    app: APIGatewayRestResolver,
+    *,
+    rate_key: Callable[[dict[str, Any]], str] = _authorized_client,
+    json_body: bool = True,
+) -> Handler:
+    """The Lambda handler for ``app``, with the same decorator stack and edge checks everywhere."""
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    @tracer.capture_lambda_handler(capture_response=False)
+    @metrics.log_metrics
+    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        try:
+            container().rate_limit.check(rate_key(event))
+            if json_body:
+                _check_json_body(event)
+        except PhoneIdError as error:
+            logger.info("request refused at the edge", extra={"code": error.code})
+            metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
+            return errors.proxy_response(error, errors.request_fields(event.get("body")))
+        response = app.resolve(event, context)
+        metrics.add_metric(name=f"Responses{str(response['statusCode'])[0]}xx", unit=MetricUnit.Count, value=1)
+        return response
+
+    return handler
+
+
+def parse_form(body: str | None) -> dict[str, str]:
+    """A form-encoded body with each field once; anything else is an 8001."""
+    from urllib.parse import parse_qsl
+
+    if len((body or "").encode()) > MAX_BODY_BYTES:
+        raise MalformedRequest(f"Malformed request: body is over {MAX_BODY_BYTES} bytes")
+    try:
+        pairs = parse_qsl(body or "", keep_blank_values=True, strict_parsing=bool(body))
+    except ValueError:
+        raise MalformedRequest("Malformed request: body is not form-encoded") from None
+    form: dict[str, str] = {}
+    for name, value in pairs:
+        if name in form:
+            raise MalformedRequest(problems={name: "must appear once"})
+        form[name] = value
+    return form

@@ -1,0 +1,43 @@
+"""Settings of one stack, read once from the environment the template gives every function.
+
+Nothing else in the code reads ``os.environ``. Each field's alias is its environment variable; the
+contract tests check these names against ``template.yaml``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from functools import cache
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from phoneid.domain.clients import Tier
+from phoneid.domain.phone import Region
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    tier: Tier = Field(alias="PHONEID_TIER")
+    region: Region = Field(alias="PHONEID_REGION")
+    sessions_table: str = Field(alias="SESSIONS_TABLE")
+    clients_table: str = Field(alias="CLIENTS_TABLE")
+    refresh_tokens_table: str = Field(alias="REFRESH_TOKENS_TABLE")
+    identities_table: str = Field(alias="IDENTITIES_TABLE")
+    rate_limits_table: str = Field(alias="RATE_LIMITS_TABLE")
+    token_signing_key_id: str = Field(alias="TOKEN_SIGNING_KEY_ID")
+    pii_key_id: str = Field(alias="PII_KEY_ID")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        return cls.model_validate(dict(os.environ if env is None else env))
+
+    @classmethod
+    def variable_names(cls) -> set[str]:
+        return {field.alias for field in cls.model_fields.values() if field.alias}
+
+
+@cache
+def settings() -> Settings:
+    return Settings.from_env()

@@ -1,0 +1,71 @@
+"""API Gateway REST proxy events and Lambda contexts, as API Gateway and Lambda make them."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class LambdaContext:
+    function_name: str = "phoneid-local"
+    function_version: str = "$LATEST"
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:phoneid-local"
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    log_group_name: str = "/aws/lambda/phoneid-local"
+    log_stream_name: str = "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 10_000
+
+
+def rest_event(
+    *,
+    method: str,
+    path: str,
+    resource: str,
+    headers: Mapping[str, str],
+    body: str | None,
+    query: Mapping[str, str] | None = None,
+    authorizer: Mapping[str, Any] | None = None,
+    source_ip: str = "127.0.0.1",
+    stage: str = "live",
+) -> dict[str, Any]:
+    """A REST API (v1) Lambda proxy event."""
+    request_id = str(uuid.uuid4())
+    return {
+        "resource": resource,
+        "path": path,
+        "httpMethod": method.upper(),
+        "headers": dict(headers),
+        "multiValueHeaders": {name: [value] for name, value in headers.items()},
+        "queryStringParameters": dict(query) if query else None,
+        "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "requestContext": {
+            "resourcePath": resource,
+            "httpMethod": method.upper(),
+            "path": f"/{stage}{path}",
+            "stage": stage,
+            "requestId": request_id,
+            "extendedRequestId": request_id,
+            "requestTimeEpoch": int(time.time() * 1000),
+            "protocol": "HTTP/1.1",
+            "identity": {"sourceIp": source_ip, "userAgent": headers.get("user-agent", "")},
+            "authorizer": dict(authorizer) if authorizer else None,
+            "accountId": "123456789012",
+            "apiId": "local",
+            "domainName": "localhost",
+        },
+        "body": body,
+        "isBase64Encoded": False,
+    }
+
+
+def method_arn(method: str, path: str, stage: str = "live") -> str:
+    return f"arn:aws:execute-api:us-east-1:123456789012:local/{stage}/{method.upper()}{path}"

@@ -1,0 +1,114 @@
+"""A stack built from ``template.yaml`` on whatever AWS endpoint boto3 points at (moto here).
+
+It creates the template's tables and keys, resolves each function's environment the way
+CloudFormation would, and loads the handlers from ``functions/`` so they run in this process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+
+from phoneid.dev.template import Function, Template, template
+
+LambdaHandler = Callable[[dict[str, Any], Any], Any]
+
+_ACCOUNT_ID = "123456789012"
+
+
+@dataclass
+class LocalStack:
+    parameters: Mapping[str, str]
+    name: str = "phoneid-local"
+    template: Template = field(default_factory=template)
+    physical_ids: dict[str, str] = field(default_factory=dict)
+    attributes: dict[tuple[str, str], str] = field(default_factory=dict)
+    _handlers: dict[str, LambdaHandler] = field(default_factory=dict)
+
+    @property
+    def aws_region(self) -> str:
+        return os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+
+    # --- resources ---------------------------------------------------------------------------
+
+    def provision(self) -> LocalStack:
+        dynamodb = boto3.client("dynamodb")
+        for logical_id, props in self.template.of_type("AWS::DynamoDB::Table").items():
+            table_name = f"{self.name}-{logical_id}"
+            dynamodb.create_table(
+                TableName=table_name,
+                KeySchema=props["KeySchema"],
+                AttributeDefinitions=props["AttributeDefinitions"],
+                BillingMode=props.get("BillingMode", "PAY_PER_REQUEST"),
+            )
+            if ttl := props.get("TimeToLiveSpecification"):
+                dynamodb.update_time_to_live(TableName=table_name, TimeToLiveSpecification=ttl)
+            self.physical_ids[logical_id] = table_name
+            self.attributes[(logical_id, "Arn")] = (
+                f"arn:aws:dynamodb:{self.aws_region}:{_ACCOUNT_ID}:table/{table_name}"
+            )
+        kms = boto3.client("kms")
+        for logical_id, props in self.template.of_type("AWS::KMS::Key").items():
+            metadata = kms.create_key(
+                Description=props.get("Description", logical_id),
+                KeySpec=props.get("KeySpec", "SYMMETRIC_DEFAULT"),
+                KeyUsage=props.get("KeyUsage", "ENCRYPT_DECRYPT"),
+            )["KeyMetadata"]
+            self.physical_ids[logical_id] = metadata["KeyId"]
+            self.attributes[(logical_id, "Arn")] = metadata["Arn"]
+        return self
+
+    # --- intrinsic functions -----------------------------------------------------------------
+
+    def resolve(self, value: Any) -> Any:
+        if isinstance(value, dict) and len(value) == 1:
+            (key, argument), = value.items()
+            if key == "Ref":
+                return self.parameters.get(argument) or self.physical_ids[argument]
+            if key == "Fn::GetAtt":
+                return self.attributes[(argument[0], argument[1])]
+            if key == "Fn::Sub" and isinstance(argument, str):
+                return self._substitute(argument)
+        if isinstance(value, (str, int, float, bool)):
+            return str(value)
+        raise ValueError(f"unsupported value in the local stack: {value!r}")
+
+    def _substitute(self, text: str) -> str:
+        import re
+
+        def replace(found: re.Match[str]) -> str:
+            name = found.group(1)
+            if "." in name:
+                resource, attribute = name.split(".", 1)
+                return self.attributes[(resource, attribute)]
+            pseudo = {"AWS::Region": self.aws_region, "AWS::AccountId": _ACCOUNT_ID,
+                      "AWS::Partition": "aws", "AWS::URLSuffix": "amazonaws.com", "AWS::StackName": self.name}
+            return pseudo.get(name) or self.resolve({"Ref": name})
+
+        return re.sub(r"\$\{([^}]+)\}", replace, text)
+
+    def environment(self, function: Function | None = None) -> dict[str, str]:
+        """Resolved environment of one function, or the union of all (they share one process here)."""
+        functions = [function] if function else list(self.template.functions.values())
+        env: dict[str, str] = {}
+        for each in functions:
+            env.update({name: self.resolve(value) for name, value in each.environment.items()})
+        return env
+
+    # --- handlers ----------------------------------------------------------------------------
+
+    def handler(self, logical_id: str) -> LambdaHandler:
+        if logical_id not in self._handlers:
+            function = self.template.functions[logical_id]
+            spec = importlib.util.spec_from_file_location(f"functions_{logical_id}", function.module_path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {function.module_path}")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            self._handlers[logical_id] = getattr(module, function.handler_name)
+        return self._handlers[logical_id]

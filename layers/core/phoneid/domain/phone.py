@@ -1,0 +1,67 @@
+"""Phone numbers: E.164 normalisation, country and which regional stack serves it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import phonenumbers
+from phonenumbers import PhoneNumberType
+
+Region = Literal["US", "EU"]
+
+# Numbers of these countries are served by the EU stack (EEA, plus the UK and Switzerland);
+# every other country is served by the US stack.
+EUROPE: frozenset[str] = frozenset(
+    """AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE
+    IS LI NO GB CH""".split()
+)
+
+# National-format numbers (no "+") are read in the stack's home country.
+_HOME_COUNTRY: dict[Region, str | None] = {"US": "US", "EU": None}
+
+_MOBILE_CAPABLE = frozenset(
+    {PhoneNumberType.MOBILE, PhoneNumberType.FIXED_LINE_OR_MOBILE, PhoneNumberType.PAGER}
+)
+
+
+class InvalidPhoneNumber(ValueError):
+    """The text is not a valid phone number; the message says why without repeating it."""
+
+
+@dataclass(frozen=True)
+class PhoneNumber:
+    e164: str
+    country: str
+    mobile_capable: bool
+
+    @property
+    def region(self) -> Region:
+        return "EU" if self.country in EUROPE else "US"
+
+    @property
+    def masked(self) -> str:
+        """Safe for logs: country and the last two digits only."""
+        return f"{self.country}:***{self.e164[-2:]}"
+
+
+def parse_phone(text: str, stack_region: Region) -> PhoneNumber:
+    cleaned = text.strip()
+    if not cleaned:
+        raise InvalidPhoneNumber("must not be empty")
+    try:
+        parsed = phonenumbers.parse(cleaned, _HOME_COUNTRY[stack_region])
+    except phonenumbers.NumberParseException as error:
+        raise InvalidPhoneNumber("must be a phone number with country code, e.g. +12025550123") from error
+    if not phonenumbers.is_valid_number(parsed):
+        raise InvalidPhoneNumber("is not a valid phone number for its country code")
+    country = phonenumbers.region_code_for_number(parsed)
+    return PhoneNumber(
+        e164=phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164),
+        country=country,
+        mobile_capable=phonenumbers.number_type(parsed) in _MOBILE_CAPABLE,
+    )
+
+
+def mask(e164: str | None) -> str:
+    return f"***{e164[-2:]}" if e164 else "-"

@@ -1,0 +1,118 @@
+"""JWTs of the service: access tokens for integrators and short-lived authTokens for client SDKs.
+
+Both are signed by the stack's KMS key. They differ in audience and ``token_use``, so an authToken
+is never accepted where an access token is required, and a token of another tier or region (another
+issuer and audience) is never accepted at all.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import jwt
+from jwt.utils import base64url_encode
+
+from phoneid.domain.clients import Tier
+from phoneid.domain.errors import Unauthorized
+from phoneid.domain.phone import Region
+from phoneid.ports import TokenSigner
+
+ACCESS_TOKEN_LIFETIME = timedelta(minutes=60)
+REFRESH_TOKEN_LIFETIME = timedelta(hours=24)
+ALLOWED_ALGORITHMS = ("ES256", "RS256")
+REQUIRED_CLAIMS = ("exp", "iat", "iss", "aud", "sub", "jti", "token_use")
+# Tolerated clock difference for "issued at" between the signer and the verifier.
+CLOCK_SKEW = timedelta(seconds=30)
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Issuer and audiences of one stack (one tier in one region)."""
+
+    tier: Tier
+    region: Region
+
+    @property
+    def issuer(self) -> str:
+        return f"urn:phoneid:{self.tier}:{self.region.lower()}"
+
+    @property
+    def api(self) -> str:
+        return f"{self.issuer}:api"
+
+    @property
+    def client_sdk(self) -> str:
+        return f"{self.issuer}:client-sdk"
+
+
+def encode(claims: Mapping[str, Any], signer: TokenSigner) -> str:
+    """Assemble a compact JWS: the signature comes from the signer, never from a local key."""
+    header = {"alg": signer.algorithm, "typ": "JWT", "kid": signer.public_jwk()["kid"]}
+    segments = [
+        base64url_encode(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)
+    ]
+    signing_input = b".".join(segments)
+    return (signing_input + b"." + base64url_encode(signer.sign(signing_input))).decode()
+
+
+def claims_for(
+    *, audience: str, issuer: str, subject: str, token_use: str, now: datetime, lifetime: timedelta,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    issued = int(now.timestamp())
+    return {
+        "iss": issuer,
+        "aud": audience,
+        "sub": subject,
+        "iat": issued,
+        "exp": issued + int(lifetime.total_seconds()),
+        "jti": str(uuid.uuid4()),
+        "token_use": token_use,
+        **(extra or {}),
+    }
+
+
+def verify(
+    token: str,
+    *,
+    jwks: Sequence[Mapping[str, Any]],
+    issuer: str,
+    audience: str,
+    token_use: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """Verify signature, algorithm, issuer, audience, use and lifetime; raise Unauthorized otherwise."""
+    try:
+        header = jwt.get_unverified_header(token)
+        algorithm = header.get("alg")
+        if algorithm not in ALLOWED_ALGORITHMS:
+            raise Unauthorized("Unauthorized request: token algorithm not accepted")
+        jwk = next((k for k in jwks if k.get("kid") == header.get("kid")), None)
+        if jwk is None or jwk.get("alg") != algorithm:
+            raise Unauthorized("Unauthorized request: token signed by an unknown key")
+        claims: dict[str, Any] = jwt.decode(
+            token,
+            key=jwt.PyJWK(dict(jwk)).key,
+            algorithms=[algorithm],
+            audience=audience,
+            issuer=issuer,
+            # Lifetime is checked below against the injected clock.
+            options={"require": list(REQUIRED_CLAIMS), "verify_exp": False, "verify_iat": False},
+        )
+    except jwt.PyJWTError as error:
+        raise Unauthorized("Unauthorized request: invalid token") from error
+    if claims.get("token_use") != token_use:
+        raise Unauthorized("Unauthorized request: wrong kind of token")
+    if not isinstance(claims["exp"], int) or not isinstance(claims["iat"], int):
+        raise Unauthorized("Unauthorized request: invalid token")
+    timestamp = now.timestamp()
+    if claims["exp"] <= timestamp:
+        raise Unauthorized("Unauthorized request: token expired")
+    if claims["iat"] > timestamp + CLOCK_SKEW.total_seconds():
+        raise Unauthorized("Unauthorized request: token issued in the future")
+    return claims

@@ -1,0 +1,88 @@
+"""One Protocol per outside dependency. Services receive these; adapters implement them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from phoneid.domain.clients import Client
+from phoneid.domain.identity import Identity
+from phoneid.domain.session import Session, Transition
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware UTC."""
+        ...
+
+
+class SessionStore(Protocol):
+    def create(self, session: Session) -> None: ...
+
+    def get(self, client_id: str, correlation_id: str) -> Session | None:
+        """The session of this client, or None: another client's session is never returned."""
+        ...
+
+    def apply(self, session: Session, transition: Transition, now: datetime) -> Session:
+        """Write ``transition`` if the session still expects its step and has not expired.
+
+        Raises ``TransitionRejected`` otherwise, writing nothing.
+        """
+        ...
+
+
+class ClientStore(Protocol):
+    def put(self, client: Client) -> None: ...
+
+    def get(self, client_id: str) -> Client | None: ...
+
+    def list(self) -> list[Client]: ...
+
+
+class RefreshTokenStore(Protocol):
+    def put(self, token_hash: str, client_id: str, expires_at: datetime) -> None: ...
+
+    def consume(self, token_hash: str, client_id: str, now: datetime) -> bool:
+        """Delete the client's token, once: False when unknown, used, expired or another client's."""
+        ...
+
+
+class IdentitySource(Protocol):
+    def find(self, phone_number: str) -> Identity | None: ...
+
+
+class IdentityStore(IdentitySource, Protocol):
+    def put_many(self, identities: Iterable[Identity]) -> int: ...
+
+
+class TokenSigner(Protocol):
+    """Signs JWTs with a key whose private half never leaves the key service."""
+
+    @property
+    def algorithm(self) -> str: ...
+
+    def sign(self, signing_input: bytes) -> bytes:
+        """The JWS signature (raw form for ES256) over ``signing_input``."""
+        ...
+
+    def public_jwk(self) -> Mapping[str, Any]:
+        """The public key as a JWK with ``kid``, ``alg`` and ``use``."""
+        ...
+
+
+class PiiCipher(Protocol):
+    """Encrypts PII bound to a context: a ciphertext only decrypts with the same context."""
+
+    def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes: ...
+
+    def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes: ...
+
+
+class RateLimiter(Protocol):
+    def hit(self, key: str, window_start: int, ttl_seconds: int) -> int:
+        """Count one request for ``key`` in the window starting at ``window_start`` (epoch seconds).
+
+        Returns the number of requests counted in that window, this one included.
+        """
+        ...

@@ -1,0 +1,1 @@
+"""Application services: one per capability, composed from ports by ``phoneid.bootstrap``."""

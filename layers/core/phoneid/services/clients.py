@@ -1,0 +1,65 @@
+"""Operator tasks on API clients: create (the secret is shown once, stored only as a hash) and list."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from phoneid.domain.clients import ALL_COUNTRIES, DEFAULT_FLAGS, Client, Flag, Solution, Tier
+from phoneid.domain.credentials import hash_secret, new_client_id, new_client_secret
+from phoneid.domain.phone import EUROPE, Region
+from phoneid.ports import ClientStore, Clock
+
+
+@dataclass(frozen=True)
+class NewClient:
+    client: Client
+    client_secret: str  # shown once; only its hash is stored
+
+
+class InvalidClientSpec(ValueError):
+    pass
+
+
+class ClientAdmin:
+    def __init__(self, clients: ClientStore, clock: Clock, tier: Tier, region: Region) -> None:
+        self._clients = clients
+        self._clock = clock
+        self._tier = tier
+        self._region = region
+
+    def create(
+        self,
+        *,
+        solution: Solution = Solution.IDENTITY,
+        name: str = "",
+        countries: Iterable[str] = (ALL_COUNTRIES,),
+        flags: Iterable[Flag] = DEFAULT_FLAGS,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+    ) -> NewClient:
+        allowed = frozenset(c.strip().upper() for c in countries if c.strip())
+        foreign = {c for c in allowed - {ALL_COUNTRIES} if (c in EUROPE) != (self._region == "EU")}
+        if not allowed or (foreign and ALL_COUNTRIES not in allowed):
+            raise InvalidClientSpec(
+                f"countries must be '*' or ISO codes served by the {self._region} region; not {sorted(foreign)}"
+            )
+        if client_secret is not None and len(client_secret) < 24:
+            raise InvalidClientSpec("a client secret must have at least 24 characters")
+        secret = client_secret or new_client_secret()
+        client = Client(
+            client_id=client_id or new_client_id(),
+            tier=self._tier,
+            region=self._region,
+            solution=solution,
+            secret_hash=hash_secret(secret),
+            created_at=self._clock.now(),
+            name=name,
+            allowed_countries=allowed,
+            flags=frozenset(flags),
+        )
+        self._clients.put(client)
+        return NewClient(client=client, client_secret=secret)
+
+    def list(self) -> list[Client]:
+        return self._clients.list()

@@ -1,0 +1,267 @@
+"""The staged flow: /v3/start, /v3/validate, /v3/challenge, /v3/complete."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from phoneid.api.models import (
+    AddressModel,
+    CategoryResult,
+    ChallengeRequest,
+    ChallengeResponse,
+    CompleteRequest,
+    CompleteResponse,
+    IndividualOut,
+    StartRequest,
+    StartResponse,
+    ValidateResponse,
+)
+from phoneid.domain import tokens
+from phoneid.domain.clients import Caller, Tier
+from phoneid.domain.errors import (
+    InternalError,
+    InvalidCorrelationId,
+    MalformedRequest,
+    SandboxUserNotFound,
+    UnauthorizedForCountry,
+)
+from phoneid.domain.evaluation import Evaluation, Signals, describe, evaluate
+from phoneid.domain.flow import Step, check_turn, next_map
+from phoneid.domain.identity import Address, Claimed, Identity, match, ssn_digits
+from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, Region, parse_phone
+from phoneid.domain.sandbox import Catalogue
+from phoneid.domain.session import (
+    SESSION_LIFETIME,
+    Challenge,
+    Possession,
+    Session,
+    Transition,
+    TransitionRejected,
+)
+from phoneid.domain.tokens import Audience
+from phoneid.ports import Clock, IdentitySource, SessionStore, TokenSigner
+
+
+@dataclass(frozen=True)
+class Stack:
+    tier: Tier
+    region: Region
+
+    @property
+    def sandbox(self) -> bool:
+        return self.tier == "sandbox"
+
+
+class SessionSteps:
+    """Loading a caller's session and advancing it one step; shared by every possession flow."""
+
+    def __init__(self, sessions: SessionStore, clock: Clock) -> None:
+        self._sessions = sessions
+        self._clock = clock
+
+    def load(self, caller: Caller, correlation_id: str) -> Session:
+        session = self._sessions.get(caller.client_id, correlation_id)
+        # Unknown, expired and another client's sessions are indistinguishable to the caller.
+        if session is None or session.expired(self._clock.now()):
+            raise InvalidCorrelationId()
+        return session
+
+    @staticmethod
+    def begin(session: Session, called: Step) -> None:
+        check_turn(called, session.next_step, session.answered, session.correlation_id)
+
+    def advance(self, caller: Caller, session: Session, transition: Transition) -> Session:
+        try:
+            return self._sessions.apply(session, transition, self._clock.now())
+        except TransitionRejected:
+            # Another call won the race, or the session expired meanwhile: say which.
+            current = self.load(caller, session.correlation_id)
+            self.begin(current, transition.called)
+            raise InternalError() from None
+
+
+class StagedFlow:
+    def __init__(
+        self,
+        *,
+        steps: SessionSteps,
+        sessions: SessionStore,
+        identities: IdentitySource,
+        catalogue: Catalogue | None,
+        signer: TokenSigner,
+        clock: Clock,
+        audience: Audience,
+    ) -> None:
+        self._steps = steps
+        self._sessions = sessions
+        self._identities = identities
+        self._catalogue = catalogue
+        self._signer = signer
+        self._clock = clock
+        self._audience = audience
+        self._stack = Stack(audience.tier, audience.region)
+
+    # --- start -------------------------------------------------------------------------------
+
+    def start(self, caller: Caller, request: StartRequest) -> StartResponse:
+        phone = self._phone(caller, request.phoneNumber, request.flowType)
+        possession = Possession.PENDING
+        scenario = None
+        if self._catalogue is not None:
+            user = self._catalogue.select(phone.e164 if phone else None, caller)
+            scenario = user.scenario.value
+            if user.possession_without_client:
+                possession = Possession.PASSED
+        now = self._clock.now()
+        session = Session(
+            client_id=caller.client_id,
+            correlation_id=str(uuid.uuid4()),
+            flow_type=request.flowType,
+            created_at=now,
+            next_step=Step.VALIDATE,
+            phone_number=phone.e164 if phone else None,
+            possession=possession,
+            challenge=Challenge(ssn=request.ssn and ssn_digits(request.ssn), dob=request.dob),
+            allow_otp_retry=request.allowOTPRetry,
+            final_target_url=request.finalTargetUrl,
+            sandbox_scenario=scenario,
+        )
+        self._sessions.create(session)
+        return StartResponse(
+            authToken=self._auth_token(session),
+            correlationId=session.correlation_id,
+            next=next_map(Step.VALIDATE),
+        )
+
+    def _phone(self, caller: Caller, text: str | None, flow_type: str) -> PhoneNumber | None:
+        if not text or not text.strip():
+            if self._stack.sandbox:
+                raise SandboxUserNotFound(
+                    "No Sandbox test user matches the phone number: phoneNumber selects the test user"
+                )
+            if flow_type == "mobile" and self._stack.region == "US":
+                return None  # US Mobile Auth identifies the number itself.
+            raise MalformedRequest(problems={"phoneNumber": "is required for this flow type and region"})
+        try:
+            phone = parse_phone(text, self._stack.region)
+        except InvalidPhoneNumber as error:
+            raise MalformedRequest(problems={"phoneNumber": str(error)}) from None
+        if phone.region != self._stack.region:
+            raise UnauthorizedForCountry(
+                f"Unauthorized for country: numbers of {phone.country} are served by the "
+                f"{phone.region} host, not this {self._stack.region} host"
+            )
+        if not caller.may_use_country(phone.country):
+            raise UnauthorizedForCountry(f"Unauthorized for country: these credentials may not serve {phone.country}")
+        return phone
+
+    def _auth_token(self, session: Session) -> str:
+        claims = tokens.claims_for(
+            audience=self._audience.client_sdk,
+            issuer=self._audience.issuer,
+            subject=session.correlation_id,
+            token_use="client",
+            now=session.created_at,
+            lifetime=SESSION_LIFETIME,
+            extra={"cid": session.client_id, "flowType": session.flow_type},
+        )
+        return tokens.encode(claims, self._signer)
+
+    # --- validate ----------------------------------------------------------------------------
+
+    def validate(self, caller: Caller, correlation_id: str) -> ValidateResponse:
+        session = self._steps.load(caller, correlation_id)
+        self._steps.begin(session, Step.VALIDATE)
+        passed = session.possession == Possession.PASSED
+        challenge_missing = session.challenge.missing
+        following = (Step.CHALLENGE if challenge_missing else Step.COMPLETE) if passed else Step.DONE
+        self._steps.advance(caller, session, Transition(called=Step.VALIDATE, next_step=following))
+        return ValidateResponse(
+            success=passed,
+            challengeMissing=challenge_missing,
+            phoneNumber=session.phone_number if passed else None,
+            next=next_map(following),
+        )
+
+    # --- challenge ---------------------------------------------------------------------------
+
+    def challenge(self, caller: Caller, request: ChallengeRequest) -> ChallengeResponse:
+        session = self._steps.load(caller, request.correlationId)
+        self._steps.begin(session, Step.CHALLENGE)
+        challenge = Challenge(
+            ssn=ssn_digits(request.ssn) if request.ssn else session.challenge.ssn,
+            dob=request.dob or session.challenge.dob,
+        )
+        if challenge.missing:
+            raise MalformedRequest(problems={"ssn": "ssn or dob is required", "dob": "ssn or dob is required"})
+        identity = self._identity(session)
+        result = match(Claimed(ssn=challenge.ssn, dob=challenge.dob), identity) if identity else None
+        success = result is not None and not result.mismatched
+        following = Step.COMPLETE if success else Step.DONE
+        self._steps.advance(
+            caller, session, Transition(called=Step.CHALLENGE, next_step=following, challenge=challenge)
+        )
+        return ChallengeResponse(
+            success=success,
+            individual=self._individual(identity) if success and identity else None,
+            next=next_map(following),
+        )
+
+    def _identity(self, session: Session) -> Identity | None:
+        return self._identities.find(session.phone_number) if session.phone_number else None
+
+    def _individual(self, identity: Identity) -> IndividualOut:
+        return IndividualOut(
+            firstName=identity.first_name,
+            lastName=identity.last_name,
+            addresses=[
+                AddressModel(address=a.address, city=a.city, region=a.region, postalCode=a.postal_code)
+                for a in identity.addresses
+            ],
+            # Sandbox returns the full SSN; production returns its last four only.
+            ssn=identity.ssn if self._stack.sandbox else identity.ssn[-4:],
+            dob=identity.dob,
+            emailAddresses=list(identity.email_addresses),
+        )
+
+    # --- complete ----------------------------------------------------------------------------
+
+    def complete(self, caller: Caller, request: CompleteRequest) -> CompleteResponse:
+        session = self._steps.load(caller, request.correlationId)
+        self._steps.begin(session, Step.COMPLETE)
+        individual = request.individual
+        identity = self._identity(session)
+        claimed = Claimed(
+            first_name=individual.firstName,
+            last_name=individual.lastName,
+            dob=individual.dob or session.challenge.dob,
+            ssn=ssn_digits(individual.ssn) if individual.ssn else session.challenge.ssn,
+            addresses=tuple(
+                Address(address=a.address, city=a.city, region=a.region, postal_code=a.postalCode)
+                for a in individual.addresses or ()
+            ),
+        )
+        evaluation = evaluate(
+            Signals(
+                possession=session.possession,
+                identity_found=identity is not None,
+                identity_match=match(claimed, identity) if identity else Signals().identity_match,
+            )
+        )
+        self._steps.advance(caller, session, Transition(called=Step.COMPLETE, next_step=Step.DONE))
+        return CompleteResponse(
+            success=evaluation.passed,
+            next=next_map(Step.DONE),
+            evaluation=wire_evaluation(evaluation),
+        )
+
+
+def wire_evaluation(evaluation: Evaluation) -> dict[str, CategoryResult]:
+    return {
+        category.value: CategoryResult(
+            result="fail" if reasons else "pass",
+            failureReasons={str(code): describe(code) for code in reasons} or None,
+        )
+        for category, reasons in evaluation.results.items()
+    }
