@@ -3,7 +3,6 @@
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
-
 from phoneid.api.authorizer import allow_policy
 from phoneid.api.http import logger
 from phoneid.bootstrap import container
@@ -17,5 +16,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     except Unauthorized as error:
         logger.info("token refused", extra={"reason": error.message})
         # This exact message makes API Gateway answer 401 (the UNAUTHORIZED gateway response).
-        raise Exception("Unauthorized") from None  # noqa: TRY002
+        raise Exception("Unauthorized") from None
     return allow_policy(caller, event["methodArn"])

@@ -14,7 +14,9 @@ def jwks() -> dict[str, Any]:
 
 
 def _rate_key(event: dict[str, Any]) -> str:
-    return "jwks:" + str(((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp", "unknown"))
+    return "jwks:" + str(
+        ((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp", "unknown")
+    )
 
 
 handler = entrypoint(app, rate_key=_rate_key, json_body=False)

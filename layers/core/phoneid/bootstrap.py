@@ -24,6 +24,7 @@ from phoneid.ports import (
     TokenSigner,
 )
 from phoneid.services.clients import ClientAdmin
+from phoneid.services.identities import IdentityImport
 from phoneid.services.ratelimit import RateLimit
 from phoneid.services.staged import SessionSteps, StagedFlow
 from phoneid.services.tokens import TokenService
@@ -134,6 +135,10 @@ class Container:
     @cached_property
     def client_admin(self) -> ClientAdmin:
         return ClientAdmin(self.clients, self.clock, self.settings.tier, self.settings.region)
+
+    @cached_property
+    def identity_import(self) -> IdentityImport:
+        return IdentityImport(self.identity_store, self.settings.region)
 
     @cached_property
     def steps(self) -> SessionSteps:

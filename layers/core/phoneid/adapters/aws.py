@@ -25,9 +25,7 @@ def error_code(error: ClientError) -> str:
 
 
 @contextmanager
-def provider_errors(
-    operation: str, *, condition_failed: type[Exception] | None = None
-) -> Iterator[None]:
+def provider_errors(operation: str, *, condition_failed: type[Exception] | None = None) -> Iterator[None]:
     """Nothing above an adapter sees a ClientError: a failed condition becomes ``condition_failed``,
     any other provider failure an 8000."""
     try:

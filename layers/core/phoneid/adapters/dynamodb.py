@@ -311,7 +311,10 @@ class DynamoRateLimiter:
                 Key={"pk": {"S": f"{key}#{window_start}"}},
                 UpdateExpression="ADD hits :one SET #ttl = if_not_exists(#ttl, :ttl)",
                 ExpressionAttributeNames={"#ttl": "ttl"},
-                ExpressionAttributeValues={":one": {"N": "1"}, ":ttl": {"N": str(window_start + ttl_seconds)}},
+                ExpressionAttributeValues={
+                    ":one": {"N": "1"},
+                    ":ttl": {"N": str(window_start + ttl_seconds)},
+                },
                 ReturnValues="UPDATED_NEW",
             )
         return int(response["Attributes"]["hits"]["N"])

@@ -37,7 +37,12 @@ def jwk_from_der(der: bytes, algorithm: str) -> dict[str, str]:
     members: dict[str, str]
     if isinstance(key, ec.EllipticCurvePublicKey):
         numbers = key.public_numbers()
-        members = {"crv": "P-256", "kty": "EC", "x": _b64(_int_bytes(numbers.x, 32)), "y": _b64(_int_bytes(numbers.y, 32))}
+        members = {
+            "crv": "P-256",
+            "kty": "EC",
+            "x": _b64(_int_bytes(numbers.x, 32)),
+            "y": _b64(_int_bytes(numbers.y, 32)),
+        }
     elif isinstance(key, rsa.RSAPublicKey):
         rsa_numbers = key.public_numbers()
         members = {"e": _b64(_int_bytes(rsa_numbers.e)), "kty": "RSA", "n": _b64(_int_bytes(rsa_numbers.n))}
@@ -95,7 +100,9 @@ class KmsPiiCipher:
 
     def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes:
         with provider_errors("PII encryption"):
-            response = self._kms.encrypt(KeyId=self._key_id, Plaintext=plaintext, EncryptionContext=dict(context))
+            response = self._kms.encrypt(
+                KeyId=self._key_id, Plaintext=plaintext, EncryptionContext=dict(context)
+            )
         return bytes(response["CiphertextBlob"])
 
     def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes:

@@ -32,8 +32,12 @@ def error_body(error: PhoneIdError, request: Mapping[str, Any]) -> dict[str, Any
     body = ErrorBody(
         code=error.code,
         message=error.message,
-        clientRequestId=client_request_id if isinstance(client_request_id, str) and len(client_request_id) <= 128 else None,
-        correlationId=correlation_id if isinstance(correlation_id, str) and _CORRELATION_ID.match(correlation_id) else None,
+        clientRequestId=client_request_id
+        if isinstance(client_request_id, str) and len(client_request_id) <= 128
+        else None,
+        correlationId=correlation_id
+        if isinstance(correlation_id, str) and _CORRELATION_ID.match(correlation_id)
+        else None,
         next=error.next_step,
     )
     return body.model_dump()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
@@ -119,11 +119,13 @@ def entrypoint(
             logger.info("request refused at the edge", extra={"code": error.code})
             metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
             return errors.proxy_response(error, errors.request_fields(event.get("body")))
-        response = app.resolve(event, context)
-        metrics.add_metric(name=f"Responses{str(response['statusCode'])[0]}xx", unit=MetricUnit.Count, value=1)
+        response: dict[str, Any] = app.resolve(event, context)
+        metrics.add_metric(
+            name=f"Responses{str(response['statusCode'])[0]}xx", unit=MetricUnit.Count, value=1
+        )
         return response
 
-    return handler
+    return cast(Handler, handler)
 
 
 def parse_form(body: str | None) -> dict[str, str]:

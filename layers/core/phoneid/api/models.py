@@ -73,13 +73,17 @@ class ResponseModel(BaseModel):
     @model_serializer(mode="wrap")
     def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        return {key: value for key, value in data.items() if value is not None and value != {} and value != []}
+        return {
+            key: value for key, value in data.items() if value is not None and value != {} and value != []
+        }
 
 
 class StartRequest(RequestModel):
     flowType: Literal["desktop", "mobile"]
     finalTargetUrl: TargetUrl | None = Field(
-        default=None, validate_default=True, description="Instant Link redirect; required when flowType is desktop"
+        default=None,
+        validate_default=True,
+        description="Instant Link redirect; required when flowType is desktop",
     )
     phoneNumber: Annotated[str, Field(max_length=32)] | None = None
     ssn: Ssn | None = None

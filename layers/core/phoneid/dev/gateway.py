@@ -65,9 +65,11 @@ class LocalGateway:
             source_ip=source_ip,
         )
         try:
-            result = self._stack.handler(route.function)(event, LambdaContext(function_name=route.function))
-        except Exception:  # noqa: BLE001 - a crashed integration is API Gateway's 502
-            return HttpResponse(502, {"Content-Type": "application/json"}, '{"message": "Internal server error"}')
+            result = self._stack.invoke(route.function, event, LambdaContext(function_name=route.function))
+        except Exception:
+            return HttpResponse(
+                502, {"Content-Type": "application/json"}, '{"message": "Internal server error"}'
+            )
         return self._from_proxy_result(result)
 
     def _authorize(self, header: str | None, method: str, path: str) -> dict[str, Any] | HttpResponse:
@@ -75,10 +77,10 @@ class LocalGateway:
             return self._gateway_response("UNAUTHORIZED")
         event = {"type": "TOKEN", "authorizationToken": header, "methodArn": method_arn(method, path)}
         try:
-            policy = self._stack.handler(self._authorizer_function)(
-                event, LambdaContext(function_name=self._authorizer_function)
+            policy = self._stack.invoke(
+                self._authorizer_function, event, LambdaContext(function_name=self._authorizer_function)
             )
-        except Exception as error:  # noqa: BLE001 - API Gateway maps authorizer failures the same way
+        except Exception as error:
             kind = "UNAUTHORIZED" if str(error) == "Unauthorized" else "DEFAULT_5XX"
             return self._gateway_response(kind)
         statements = policy.get("policyDocument", {}).get("Statement", [])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +29,10 @@ class LocalStack:
     template: Template = field(default_factory=template)
     physical_ids: dict[str, str] = field(default_factory=dict)
     attributes: dict[tuple[str, str], str] = field(default_factory=dict)
-    _handlers: dict[str, LambdaHandler] = field(default_factory=dict)
+    # Like Lambda, an instance (a loaded module) serves one request at a time; more instances are
+    # loaded when requests overlap.
+    _instances: dict[str, list[tuple[threading.Lock, LambdaHandler]]] = field(default_factory=dict)
+    _pool_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def aws_region(self) -> str:
@@ -67,7 +71,7 @@ class LocalStack:
 
     def resolve(self, value: Any) -> Any:
         if isinstance(value, dict) and len(value) == 1:
-            (key, argument), = value.items()
+            ((key, argument),) = value.items()
             if key == "Ref":
                 return self.parameters.get(argument) or self.physical_ids[argument]
             if key == "Fn::GetAtt":
@@ -86,8 +90,13 @@ class LocalStack:
             if "." in name:
                 resource, attribute = name.split(".", 1)
                 return self.attributes[(resource, attribute)]
-            pseudo = {"AWS::Region": self.aws_region, "AWS::AccountId": _ACCOUNT_ID,
-                      "AWS::Partition": "aws", "AWS::URLSuffix": "amazonaws.com", "AWS::StackName": self.name}
+            pseudo = {
+                "AWS::Region": self.aws_region,
+                "AWS::AccountId": _ACCOUNT_ID,
+                "AWS::Partition": "aws",
+                "AWS::URLSuffix": "amazonaws.com",
+                "AWS::StackName": self.name,
+            }
             return pseudo.get(name) or self.resolve({"Ref": name})
 
         return re.sub(r"\$\{([^}]+)\}", replace, text)
@@ -102,13 +111,28 @@ class LocalStack:
 
     # --- handlers ----------------------------------------------------------------------------
 
-    def handler(self, logical_id: str) -> LambdaHandler:
-        if logical_id not in self._handlers:
-            function = self.template.functions[logical_id]
-            spec = importlib.util.spec_from_file_location(f"functions_{logical_id}", function.module_path)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {function.module_path}")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            self._handlers[logical_id] = getattr(module, function.handler_name)
-        return self._handlers[logical_id]
+    def _load(self, logical_id: str) -> LambdaHandler:
+        function = self.template.functions[logical_id]
+        module_name = f"functions_{logical_id}_{len(self._instances.get(logical_id, ()))}"
+        spec = importlib.util.spec_from_file_location(module_name, function.module_path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {function.module_path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        handler: LambdaHandler = getattr(module, function.handler_name)
+        return handler
+
+    def invoke(self, logical_id: str, event: dict[str, Any], context: Any) -> Any:
+        """Run the function's handler on a free instance, loading a new one when all are busy."""
+        with self._pool_lock:
+            pool = self._instances.setdefault(logical_id, [])
+            instance = next((entry for entry in pool if entry[0].acquire(blocking=False)), None)
+            if instance is None:
+                instance = (threading.Lock(), self._load(logical_id))
+                instance[0].acquire()
+                pool.append(instance)
+        lock, handler = instance
+        try:
+            return handler(event, context)
+        finally:
+            lock.release()

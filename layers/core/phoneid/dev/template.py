@@ -18,8 +18,24 @@ ROOT = Path(__file__).resolve().parents[4]
 TEMPLATE_PATH = ROOT / "template.yaml"
 
 _TAGS = (
-    "Ref", "Sub", "GetAtt", "If", "Equals", "Not", "And", "Or", "Select", "Join", "Split",
-    "FindInMap", "Base64", "ImportValue", "GetAZs", "Condition", "Cidr", "Transform",
+    "Ref",
+    "Sub",
+    "GetAtt",
+    "If",
+    "Equals",
+    "Not",
+    "And",
+    "Or",
+    "Select",
+    "Join",
+    "Split",
+    "FindInMap",
+    "Base64",
+    "ImportValue",
+    "GetAZs",
+    "Condition",
+    "Cidr",
+    "Transform",
 )
 
 
@@ -156,9 +172,18 @@ class Template:
         """A gateway response as configured, falling back to DEFAULT_4XX/5XX like API Gateway does."""
         _, props = self.api
         responses = props.get("GatewayResponses", {})
-        defaults = {"UNAUTHORIZED": 401, "ACCESS_DENIED": 403, "MISSING_AUTHENTICATION_TOKEN": 403,
-                    "THROTTLED": 429, "REQUEST_TOO_LARGE": 413, "DEFAULT_4XX": None, "DEFAULT_5XX": None}
-        spec = responses.get(kind) or responses.get("DEFAULT_5XX" if kind == "DEFAULT_5XX" else "DEFAULT_4XX", {})
+        defaults = {
+            "UNAUTHORIZED": 401,
+            "ACCESS_DENIED": 403,
+            "MISSING_AUTHENTICATION_TOKEN": 403,
+            "THROTTLED": 429,
+            "REQUEST_TOO_LARGE": 413,
+            "DEFAULT_4XX": None,
+            "DEFAULT_5XX": None,
+        }
+        spec = responses.get(kind) or responses.get(
+            "DEFAULT_5XX" if kind == "DEFAULT_5XX" else "DEFAULT_4XX", {}
+        )
         headers = {
             name: value.strip("'")
             for name, value in spec.get("ResponseParameters", {}).get("Headers", {}).items()

@@ -52,7 +52,9 @@ class MalformedRequest(PhoneIdError):
         # Reasons describe the rule broken, never the value sent: values can be PII.
         self.parameters = sorted(problems or {})
         if problems and message is None:
-            message = "Invalid parameters: " + "; ".join(f"{name}: {problems[name]}" for name in self.parameters)
+            message = "Invalid parameters: " + "; ".join(
+                f"{name}: {problems[name]}" for name in self.parameters
+            )
         super().__init__(message)
 
 

@@ -34,9 +34,7 @@ def next_map(step: Step) -> dict[str, str]:
     return {key: value}
 
 
-def check_turn(
-    called: Step, expected: Step, answered: frozenset[Step], correlation_id: str
-) -> None:
+def check_turn(called: Step, expected: Step, answered: frozenset[Step], correlation_id: str) -> None:
     """Raise the 8003 error for ``called`` unless it is the expected step."""
     if called == expected:
         return

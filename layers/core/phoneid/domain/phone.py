@@ -13,8 +13,40 @@ Region = Literal["US", "EU"]
 # Numbers of these countries are served by the EU stack (EEA, plus the UK and Switzerland);
 # every other country is served by the US stack.
 EUROPE: frozenset[str] = frozenset(
-    """AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE
-    IS LI NO GB CH""".split()
+    [
+        "AT",
+        "BE",
+        "BG",
+        "HR",
+        "CY",
+        "CZ",
+        "DK",
+        "EE",
+        "FI",
+        "FR",
+        "DE",
+        "GR",
+        "HU",
+        "IE",
+        "IT",
+        "LV",
+        "LT",
+        "LU",
+        "MT",
+        "NL",
+        "PL",
+        "PT",
+        "RO",
+        "SK",
+        "SI",
+        "ES",
+        "SE",
+        "IS",
+        "LI",
+        "NO",
+        "GB",
+        "CH",
+    ]
 )
 
 # National-format numbers (no "+") are read in the stack's home country.
@@ -56,6 +88,8 @@ def parse_phone(text: str, stack_region: Region) -> PhoneNumber:
     if not phonenumbers.is_valid_number(parsed):
         raise InvalidPhoneNumber("is not a valid phone number for its country code")
     country = phonenumbers.region_code_for_number(parsed)
+    if not country or country == "001":
+        raise InvalidPhoneNumber("is not a number of a country (non-geographic numbers are not served)")
     return PhoneNumber(
         e164=phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164),
         country=country,

@@ -61,7 +61,13 @@ def encode(claims: Mapping[str, Any], signer: TokenSigner) -> str:
 
 
 def claims_for(
-    *, audience: str, issuer: str, subject: str, token_use: str, now: datetime, lifetime: timedelta,
+    *,
+    audience: str,
+    issuer: str,
+    subject: str,
+    token_use: str,
+    now: datetime,
+    lifetime: timedelta,
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     issued = int(now.timestamp())

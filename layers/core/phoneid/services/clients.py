@@ -37,20 +37,25 @@ class ClientAdmin:
         flags: Iterable[Flag] = DEFAULT_FLAGS,
         client_id: str | None = None,
         client_secret: str | None = None,
+        tier: Tier | None = None,
+        region: Region | None = None,
     ) -> NewClient:
+        """A client of this stack's tier and region unless told otherwise (such credentials get 401 here)."""
+        tier = tier or self._tier
+        region = region or self._region
         allowed = frozenset(c.strip().upper() for c in countries if c.strip())
-        foreign = {c for c in allowed - {ALL_COUNTRIES} if (c in EUROPE) != (self._region == "EU")}
+        foreign = {c for c in allowed - {ALL_COUNTRIES} if (c in EUROPE) != (region == "EU")}
         if not allowed or (foreign and ALL_COUNTRIES not in allowed):
             raise InvalidClientSpec(
-                f"countries must be '*' or ISO codes served by the {self._region} region; not {sorted(foreign)}"
+                f"countries must be '*' or ISO codes served by the {region} region; not {sorted(foreign)}"
             )
         if client_secret is not None and len(client_secret) < 24:
             raise InvalidClientSpec("a client secret must have at least 24 characters")
         secret = client_secret or new_client_secret()
         client = Client(
             client_id=client_id or new_client_id(),
-            tier=self._tier,
-            region=self._region,
+            tier=tier,
+            region=region,
             solution=solution,
             secret_hash=hash_secret(secret),
             created_at=self._clock.now(),

@@ -153,7 +153,9 @@ class StagedFlow:
                 f"{phone.region} host, not this {self._stack.region} host"
             )
         if not caller.may_use_country(phone.country):
-            raise UnauthorizedForCountry(f"Unauthorized for country: these credentials may not serve {phone.country}")
+            raise UnauthorizedForCountry(
+                f"Unauthorized for country: these credentials may not serve {phone.country}"
+            )
         return phone
 
     def _auth_token(self, session: Session) -> str:
@@ -194,7 +196,9 @@ class StagedFlow:
             dob=request.dob or session.challenge.dob,
         )
         if challenge.missing:
-            raise MalformedRequest(problems={"ssn": "ssn or dob is required", "dob": "ssn or dob is required"})
+            raise MalformedRequest(
+                problems={"ssn": "ssn or dob is required", "dob": "ssn or dob is required"}
+            )
         identity = self._identity(session)
         result = match(Claimed(ssn=challenge.ssn, dob=challenge.dob), identity) if identity else None
         success = result is not None and not result.mismatched

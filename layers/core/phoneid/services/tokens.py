@@ -7,12 +7,12 @@ from typing import Any
 
 from typing_extensions import TypeIs
 
+from phoneid.api.models import TokenResponse
 from phoneid.domain import tokens
 from phoneid.domain.clients import Caller, Client
 from phoneid.domain.credentials import hash_token, new_refresh_token, verify_secret
 from phoneid.domain.errors import MalformedRequest, Unauthorized
 from phoneid.domain.tokens import ACCESS_TOKEN_LIFETIME, REFRESH_TOKEN_LIFETIME, Audience
-from phoneid.api.models import TokenResponse
 from phoneid.ports import ClientStore, Clock, RefreshTokenStore, TokenSigner
 
 # Exactly "Bearer <jwt>": missing characters or stray whitespace are a 401 (SPEC Authentication 6).

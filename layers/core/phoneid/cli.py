@@ -1,0 +1,241 @@
+"""The ``phoneid`` command: the local stack, and operator tasks against a local or deployed stack.
+
+  phoneid dev                          start the local stack (what `make dev` runs)
+  phoneid clients create|list          manage API clients (credentials)
+  phoneid identities import FILE       load the production identity table
+  phoneid sandbox users                list the Sandbox test users
+
+Operator commands act on the stack named by --stack (a deployed CloudFormation stack), on the
+running local stack with --local, or else on the environment's settings (PHONEID_TIER, tables, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def _target(args: argparse.Namespace) -> None:
+    """Point boto3 and the settings at the chosen stack before the container is built."""
+    from phoneid import bootstrap
+
+    if getattr(args, "local", False):
+        from phoneid.dev.emulation import FAKE_CREDENTIALS
+        from phoneid.dev.server import read_state
+
+        state = read_state()
+        for name, value in FAKE_CREDENTIALS.items():
+            os.environ.setdefault(name, value)
+        os.environ["AWS_ENDPOINT_URL"] = state["awsEndpointUrl"]
+        os.environ.update(state["environment"])
+    elif getattr(args, "stack", None):
+        os.environ.update(_deployed_environment(args.stack))
+    bootstrap.reset()
+
+
+def _deployed_environment(stack_name: str) -> dict[str, str]:
+    """The functions' environment of a deployed stack, resolved from its parameters and resources."""
+    import boto3
+
+    from phoneid.dev.stack import LocalStack
+
+    cloudformation = boto3.client("cloudformation")
+    described = cloudformation.describe_stacks(StackName=stack_name)["Stacks"][0]
+    parameters = {p["ParameterKey"]: p["ParameterValue"] for p in described.get("Parameters", [])}
+    resolver = LocalStack(parameters=parameters, name=stack_name)
+    for page in cloudformation.get_paginator("list_stack_resources").paginate(StackName=stack_name):
+        for resource in page["StackResourceSummaries"]:
+            resolver.physical_ids[resource["LogicalResourceId"]] = resource["PhysicalResourceId"]
+    names = {"PHONEID_TIER", "PHONEID_REGION", "CLIENTS_TABLE", "IDENTITIES_TABLE", "PII_KEY_ID"}
+    function = next(iter(resolver.template.functions.values()))
+    return {k: resolver.resolve(v) for k, v in function.environment.items() if k in names}
+
+
+def _print(data: Any, as_json: bool, lines: Sequence[str]) -> None:
+    print(json.dumps(data, indent=2) if as_json else "\n".join(lines))
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+def _dev(args: argparse.Namespace) -> int:
+    from phoneid.dev.server import serve
+
+    serve(host=args.host, port=args.port, tier=args.tier, region=args.region)
+    return 0
+
+
+def _clients_create(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+    from phoneid.domain.clients import Flag, Solution
+    from phoneid.services.clients import InvalidClientSpec
+
+    _target(args)
+    try:
+        created = container().client_admin.create(
+            solution=Solution(args.solution),
+            name=args.name,
+            countries=args.countries.split(","),
+            flags=[Flag(f) for f in args.flag] if args.flag is not None else [Flag.AUTO_ENROLLMENT],
+        )
+    except InvalidClientSpec as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    client = created.client
+    data = {
+        "client_id": client.client_id,
+        "client_secret": created.client_secret,
+        "tier": client.tier,
+        "region": client.region,
+        "solution": client.solution.value,
+        "countries": sorted(client.allowed_countries),
+        "flags": sorted(f.value for f in client.flags),
+    }
+    _print(
+        data,
+        args.json,
+        [f"{k}: {v if isinstance(v, str) else ','.join(v)}" for k, v in data.items()]
+        + ["(the secret is shown only now; it is stored as a salted hash)"],
+    )
+    return 0
+
+
+def _clients_list(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+
+    _target(args)
+    clients = container().client_admin.list()
+    data: list[dict[str, Any]] = [
+        {
+            "client_id": c.client_id,
+            "name": c.name,
+            "tier": c.tier,
+            "region": c.region,
+            "solution": c.solution.value,
+            "countries": sorted(c.allowed_countries),
+            "flags": sorted(f.value for f in c.flags),
+            "enabled": c.enabled,
+            "created_at": c.created_at.isoformat(),
+        }
+        for c in clients
+    ]
+    lines = [
+        f"{c['client_id']}  {c['tier']}/{c['region']}  {c['solution']}  countries={','.join(c['countries'])}"
+        f"  flags={','.join(c['flags']) or '-'}  {c['name']}"
+        for c in data
+    ]
+    _print(data, args.json, lines or ["no clients"])
+    return 0
+
+
+def _identities_import(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+
+    _target(args)
+    path = Path(args.file)
+    fmt = args.format or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+    report = container().identity_import.run(path.read_text("utf-8"), fmt, skip_invalid=args.skip_invalid)
+    for line, reason in report.rejected:
+        print(f"{path}:{line}: rejected: {reason}", file=sys.stderr)
+    print(f"imported {report.imported} identities, rejected {len(report.rejected)}")
+    return 1 if report.rejected and not args.skip_invalid else 0
+
+
+def _sandbox_users(args: argparse.Namespace) -> int:
+    from phoneid.domain.sandbox import Catalogue
+
+    users = list(Catalogue.load(args.region))
+    data = [
+        {
+            "scenario": u.scenario.value,
+            "region": u.region,
+            "solution": u.solution.value,
+            "phoneNumber": u.phone_number,
+            "firstName": u.identity.first_name,
+            "lastName": u.identity.last_name,
+            "dob": u.identity.dob,
+            "ssn": u.identity.ssn,
+            "description": u.description,
+        }
+        for u in users
+    ]
+    lines = [
+        f"{u['scenario']:<26} {u['region']}  {u['phoneNumber']:<14}  "
+        f"{u['firstName'] + ' ' + u['lastName']:<24}  dob {u['dob']}  ssn {u['ssn']}  {u['solution']}"
+        for u in data
+    ]
+    _print(data, args.json, lines)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(
+        prog="phoneid", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = root.add_subparsers(dest="command", required=True)
+
+    dev = commands.add_parser("dev", help="start the local stack")
+    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
+    dev.add_argument(
+        "--tier", choices=["sandbox", "production"], default=os.environ.get("PHONEID_TIER", "sandbox")
+    )
+    dev.add_argument("--region", choices=["US", "EU"], default=os.environ.get("PHONEID_REGION", "US"))
+    dev.set_defaults(run=_dev)
+
+    def targeted(sub: argparse.ArgumentParser) -> None:
+        where = sub.add_mutually_exclusive_group()
+        where.add_argument("--local", action="store_true", help="the running local stack (make dev)")
+        where.add_argument("--stack", help="a deployed CloudFormation stack name")
+        sub.add_argument("--json", action="store_true", help="print JSON")
+
+    clients = commands.add_parser("clients", help="API clients").add_subparsers(dest="action", required=True)
+    create = clients.add_parser("create", help="create a client; prints its secret once")
+    create.add_argument("--solution", choices=["identity", "verified-user"], default="identity")
+    create.add_argument("--name", default="")
+    create.add_argument("--countries", default="*", help="'*' (the whole region) or ISO codes, e.g. US,CA")
+    create.add_argument(
+        "--flag",
+        action="append",
+        choices=["phone-number-change", "key-persistence", "auto-enrollment", "po-box-addresses"],
+        help="operator flag to switch on (repeat); default: auto-enrollment only",
+    )
+    targeted(create)
+    create.set_defaults(run=_clients_create)
+    listing = clients.add_parser("list", help="list clients (never their secrets)")
+    targeted(listing)
+    listing.set_defaults(run=_clients_list)
+
+    identities = commands.add_parser("identities", help="identity data").add_subparsers(
+        dest="action", required=True
+    )
+    load = identities.add_parser("import", help="load identities from JSON Lines or CSV")
+    load.add_argument("file")
+    load.add_argument("--format", choices=["jsonl", "csv"])
+    load.add_argument(
+        "--skip-invalid", action="store_true", help="import the valid records even if some are not"
+    )
+    targeted(load)
+    load.set_defaults(run=_identities_import)
+
+    sandbox = commands.add_parser("sandbox", help="Sandbox tier").add_subparsers(dest="action", required=True)
+    users = sandbox.add_parser("users", help="list the Sandbox test users")
+    users.add_argument("--region", choices=["US", "EU"])
+    users.add_argument("--json", action="store_true")
+    users.set_defaults(run=_sandbox_users)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""Loading the production identity table from an operator's file (JSON Lines or CSV)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from phoneid.api.models import FullDob, FullSsn
+from phoneid.domain.identity import Address, Identity, ssn_digits
+from phoneid.domain.phone import InvalidPhoneNumber, Region, parse_phone
+from phoneid.ports import IdentityStore
+
+CSV_COLUMNS = (
+    "phoneNumber",
+    "firstName",
+    "lastName",
+    "dob",
+    "ssn",
+    "address",
+    "city",
+    "region",
+    "postalCode",
+    "emailAddress",
+)
+
+Text = Annotated[str, Field(min_length=1, max_length=256)]
+
+
+class AddressRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    address: Text | None = None
+    city: Text | None = None
+    region: Text | None = None
+    postalCode: Annotated[str, Field(max_length=32)] | None = None
+
+
+class IdentityRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    phoneNumber: Annotated[str, Field(max_length=32)]
+    firstName: Text
+    lastName: Text
+    dob: FullDob
+    ssn: FullSsn
+    addresses: list[AddressRecord] = Field(default_factory=list, max_length=10)
+    emailAddresses: list[Annotated[str, Field(max_length=320)]] = Field(default_factory=list, max_length=10)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    imported: int
+    # (line number, reason) for each rejected record; reasons never contain the values.
+    rejected: list[tuple[int, str]]
+
+
+def _records(text: str, fmt: str) -> Iterator[tuple[int, Any]]:
+    if fmt == "csv":
+        reader = csv.DictReader(io.StringIO(text))
+        missing = set(CSV_COLUMNS[:5]) - set(reader.fieldnames or ())
+        if missing:
+            raise ValueError(f"CSV header lacks columns: {', '.join(sorted(missing))}")
+        for row in reader:
+            address = {k: row.get(k) or None for k in ("address", "city", "region", "postalCode")}
+            yield (
+                reader.line_num,
+                {
+                    **{k: row.get(k, "") for k in CSV_COLUMNS[:5]},
+                    "addresses": [address] if any(address.values()) else [],
+                    "emailAddresses": [row["emailAddress"]] if row.get("emailAddress") else [],
+                },
+            )
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                yield number, json.loads(line)
+            except ValueError:
+                yield number, None
+
+
+def _identity(record: IdentityRecord, region: Region) -> Identity:
+    phone = parse_phone(record.phoneNumber, region)
+    return Identity(
+        phone_number=phone.e164,
+        first_name=record.firstName,
+        last_name=record.lastName,
+        dob=record.dob,
+        ssn=ssn_digits(record.ssn),
+        addresses=tuple(
+            Address(address=a.address, city=a.city, region=a.region, postal_code=a.postalCode)
+            for a in record.addresses
+        ),
+        email_addresses=tuple(record.emailAddresses),
+    )
+
+
+class IdentityImport:
+    def __init__(self, store: IdentityStore, region: Region) -> None:
+        self._store = store
+        self._region = region
+
+    def run(self, text: str, fmt: str, *, skip_invalid: bool = False) -> ImportReport:
+        """Validate every record first; unless ``skip_invalid``, one bad record means nothing is written."""
+        identities: list[Identity] = []
+        rejected: list[tuple[int, str]] = []
+        for line, raw in _records(text, fmt):
+            try:
+                identities.append(_identity(IdentityRecord.model_validate(raw), self._region))
+            except ValidationError as error:
+                fields = sorted({".".join(str(p) for p in e["loc"]) or "record" for e in error.errors()})
+                rejected.append((line, f"invalid fields: {', '.join(fields)}"))
+            except InvalidPhoneNumber as error:
+                rejected.append((line, f"phoneNumber {error}"))
+        if rejected and not skip_invalid:
+            return ImportReport(imported=0, rejected=rejected)
+        return ImportReport(imported=self._store.put_many(identities), rejected=rejected)
