@@ -19,7 +19,8 @@ from phoneid.dev.gateway import LocalGateway
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import ROOT
 
-STATE_FILE = ROOT / ".phoneid" / "dev.json"
+# Where a running stack tells other processes (the CLI with --local) how to reach it.
+STATE_FILE = Path(os.environ.get("PHONEID_DEV_STATE", ROOT / ".phoneid" / "dev.json"))
 
 
 def _log(line: str) -> None:
@@ -125,7 +126,7 @@ def serve(*, host: str, port: int, tier: str, region: str) -> None:
     else:
         client = dev.create_client(name="dev")
     base_url = f"http://{host}:{port}"
-    STATE_FILE.parent.mkdir(exist_ok=True)
+    STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
     STATE_FILE.write_text(
         json.dumps(
             {
@@ -148,6 +149,8 @@ def serve(*, host: str, port: int, tier: str, region: str) -> None:
     config = uvicorn.Config(build_app(dev), host=host, port=port, log_level="warning", access_log=False)
     try:
         uvicorn.Server(config).run()
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises Ctrl-C after its graceful shutdown; stopping is the expected outcome
     finally:
         dev.stop()
         STATE_FILE.unlink(missing_ok=True)

@@ -1,0 +1,94 @@
+"""The API's OpenAPI document, generated from the handlers' models and routes in ``template.yaml``.
+
+``python -m phoneid.dev.openapi`` rewrites ``docs/openapi.json``; a contract test fails when the
+committed document drifts from the code.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from typing import Any
+
+from phoneid.api.models import ErrorBody
+from phoneid.dev.template import ROOT, template
+
+OPENAPI_PATH = ROOT / "docs" / "openapi.json"
+
+_ERRORS = {
+    "400": "Malformed request (8001), step out of order (8003), Sandbox user not found (8007)",
+    "401": "Missing or invalid credentials, or another tier or region (8002)",
+    "403": "Replayed step (8003), invalid correlationId (8008), Sandbox access denied (8009), country (8010)",
+    "429": "More than 25 requests per second (8018); see Retry-After",
+    "500": "Internal error (8000); retry",
+}
+
+
+_TOKEN_FORM = {
+    "required": True,
+    "content": {
+        "application/x-www-form-urlencoded": {
+            "schema": {
+                "type": "object",
+                "required": ["grant_type", "client_id"],
+                "properties": {
+                    "grant_type": {"type": "string", "enum": ["client_credentials", "refresh_token"]},
+                    "client_id": {"type": "string"},
+                    "client_secret": {"type": "string", "description": "required for client_credentials"},
+                    "refresh_token": {"type": "string", "description": "required for refresh_token"},
+                },
+            }
+        }
+    },
+}
+
+
+def generate() -> dict[str, Any]:
+    from aws_lambda_powertools.event_handler.openapi.merge import OpenAPIMerge
+
+    merge = OpenAPIMerge(
+        title="PhoneID API",
+        version="3",
+        description="Phone possession and identity verification. See SPEC.md for the contract.",
+        security_schemes={"bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}},  # type: ignore[dict-item]
+        on_conflict="error",
+    )
+    functions = template().functions
+    for function_id in sorted({route.function for route in template().routes}):
+        merge.add_file(functions[function_id].module_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        document = merge.get_openapi_schema()
+    return _shape(document)
+
+
+def _shape(document: dict[str, Any]) -> dict[str, Any]:
+    """Replace the framework's 422 with the service's error responses, and mark authorization."""
+    routes = {(route.method.lower(), route.path): route for route in template().routes}
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
+        schemas.pop(name, None)
+    schemas["ErrorBody"] = ErrorBody.model_json_schema()
+    error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            responses = {str(status): body for status, body in operation.get("responses", {}).items()}
+            operation["responses"] = responses
+            responses.pop("422", None)
+            for status, description in _ERRORS.items():
+                responses[status] = {"description": description, **error}
+            route = routes[(method, path)]
+            operation["security"] = [{"bearer": []}] if route.authorized else []
+    document["paths"]["/token"]["post"]["requestBody"] = _TOKEN_FORM
+    document.pop("servers", None)
+    return document
+
+
+def render() -> str:
+    return json.dumps(generate(), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    OPENAPI_PATH.write_text(render())
+    sys.stdout.write(f"wrote {OPENAPI_PATH.relative_to(ROOT)}\n")

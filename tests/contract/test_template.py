@@ -1,0 +1,116 @@
+"""template.yaml is the single source of truth: handlers, routes, tables and environment in the code
+must match it, in both directions."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from phoneid.config import Settings
+from phoneid.dev.template import ROOT, template
+
+# Variables read by Powertools itself rather than by Settings.
+POWERTOOLS_VARIABLES = {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"}
+
+
+def test_every_handler_in_the_code_is_in_the_template_and_back() -> None:
+    # Given the handler modules on disk and the functions of the template
+    on_disk = {path.parent.name for path in (ROOT / "functions").glob("*/app.py")}
+    in_template = {Path(f.code_uri).name for f in template().functions.values()}
+
+    # Then they are the same set, and each template function points at an existing handler
+    assert on_disk == in_template
+    for function in template().functions.values():
+        assert function.module_path.exists(), function.logical_id
+        assert function.handler == "app.handler"
+
+
+def test_handlers_import_without_environment_or_network() -> None:
+    # Given a fresh interpreter with no AWS settings and no PhoneID settings at all
+    script = (
+        "import importlib.util, sys\n"
+        "for i, path in enumerate(sys.argv[1:]):\n"
+        "    spec = importlib.util.spec_from_file_location(f'fn{i}', path)\n"
+        "    module = importlib.util.module_from_spec(spec)\n"
+        "    spec.loader.exec_module(module)\n"
+        "    assert callable(module.handler), path\n"
+    )
+    paths = [str(f.module_path) for f in template().functions.values()]
+
+    # When every handler module is imported
+    result = subprocess.run(  # noqa: S603 - our own interpreter and files
+        [sys.executable, "-c", script, *paths], env={"PATH": ""}, capture_output=True, text=True, check=False
+    )
+
+    # Then importing needs no environment variable, client or network call
+    assert result.returncode == 0, result.stderr
+
+
+def test_environment_variables_match_settings() -> None:
+    # Given every variable the template gives any function
+    declared = {name for f in template().functions.values() for name in f.environment}
+
+    # Then it is exactly what Settings reads plus what Powertools reads
+    assert declared == Settings.variable_names() | POWERTOOLS_VARIABLES
+
+
+def test_every_table_is_configured_and_every_table_setting_names_a_table() -> None:
+    tables = set(template().of_type("AWS::DynamoDB::Table"))
+    environment = next(iter(template().functions.values())).environment
+    table_settings = {name for name in Settings.variable_names() if name.endswith("_TABLE")}
+
+    referenced = {environment[name]["Ref"] for name in table_settings}
+
+    assert referenced == tables
+    assert all(name in environment for name in table_settings)
+
+
+def test_each_function_registers_exactly_its_template_route() -> None:
+    # Given the routes the template gives each function
+    by_function: dict[str, set[tuple[str, str]]] = {}
+    for route in template().routes:
+        by_function.setdefault(route.function, set()).add((route.method, route.path))
+
+    for function_id, expected in by_function.items():
+        # When the handler module is loaded
+        function = template().functions[function_id]
+        spec = importlib.util.spec_from_file_location(f"contract_{function_id}", function.module_path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+
+        # Then its resolver serves exactly those routes
+        registered = {
+            (method.upper(), route.path)
+            for route in module.app._static_routes + module.app._dynamic_routes
+            for method in ([route.method] if isinstance(route.method, str) else route.method)
+        }
+        assert registered == expected, function_id
+
+
+def test_gateway_responses_use_the_error_body_shape() -> None:
+    _, api = template().api
+    for kind in api["GatewayResponses"]:
+        body = json.loads(template().gateway_response(kind).body)
+        assert set(body) == {"code", "message"}, kind
+        assert isinstance(body["code"], int) and body["code"] in {8000, 8001, 8002, 8018}, kind
+
+
+def test_token_route_is_the_only_unauthenticated_api_call() -> None:
+    open_routes = {route.path for route in template().routes if not route.authorized}
+    assert open_routes == {"/token", "/.well-known/jwks.json"}
+    assert all(route.path.startswith("/v3/") for route in template().routes if route.authorized)
+
+
+def test_layer_requirements_are_project_dependencies() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {dep.split("[")[0].split(">")[0].split("=")[0].lower() for dep in project["dependencies"]}
+    layer = (ROOT / "layers/core/requirements.txt").read_text().split()
+    pinned = {line.split("[")[0].split("=")[0].lower() for line in layer}
+    # boto3 comes with the Lambda runtime.
+    assert pinned == declared - {"boto3"}

@@ -1,0 +1,86 @@
+"""The local stack as a user starts it (`phoneid dev` in its own process), driven over real HTTP."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from phoneid.dev.emulation import free_port
+
+BIN = Path(sys.executable).parent
+
+
+@dataclass
+class DevServer:
+    process: subprocess.Popen[str]
+    base_url: str
+    state_file: Path
+    env: dict[str, str]
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(  # noqa: S603 - our own CLI
+            [str(BIN / "phoneid"), *args], env=self.env, capture_output=True, text=True, timeout=60, check=False
+        )
+
+    def stop(self) -> tuple[int, str]:
+        self.process.send_signal(signal.SIGINT)
+        output, _ = self.process.communicate(timeout=30)
+        return self.process.returncode, output
+
+
+def start_dev_server(tmp: Path, **env: str) -> DevServer:
+    port = free_port()
+    state_file = tmp / "dev.json"
+    environment = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PHONEID_", "MOTO_"))},
+        "PHONEID_DEV_STATE": str(state_file),
+        **env,
+    }
+    process = subprocess.Popen(  # noqa: S603 - our own CLI
+        [str(BIN / "phoneid"), "dev", "--port", str(port)],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    server = DevServer(process, f"http://127.0.0.1:{port}", state_file, environment)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"phoneid dev exited: {process.stdout.read() if process.stdout else ''}")
+        try:
+            if httpx.get(f"{server.base_url}/_local/info", timeout=1).status_code == 200:
+                return server
+        except httpx.TransportError:
+            time.sleep(0.2)  # waiting for a process to listen, not timing the code under test
+    process.kill()
+    raise RuntimeError("phoneid dev did not start listening within 60 s")
+
+
+CLIENT_ID = "e2e-client-0001"
+CLIENT_SECRET = "e2e-secret-that-is-long-enough-0001"
+
+
+@pytest.fixture(scope="session")
+def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    server = start_dev_server(
+        tmp_path_factory.mktemp("dev"), PHONEID_CLIENT_ID=CLIENT_ID, PHONEID_CLIENT_SECRET=CLIENT_SECRET
+    )
+    yield server
+    if server.process.poll() is None:
+        server.stop()
+
+
+@pytest.fixture
+def http(dev_server: DevServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=dev_server.base_url, timeout=30) as client:
+        yield client

@@ -1,0 +1,112 @@
+"""A new user's first hour: `make dev`, then the README's curl walkthrough, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.conftest import CLIENT_ID, CLIENT_SECRET, DevServer, start_dev_server
+
+pytestmark = pytest.mark.e2e
+
+
+def _token(http: httpx.Client, client_id: str, client_secret: str) -> str:
+    response = http.post(
+        "/token",
+        data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": client_secret},
+    )
+    assert response.status_code == 200, response.text
+    return str(response.json()["access_token"])
+
+
+def test_readme_walkthrough_for_the_token_only_user(http: httpx.Client) -> None:
+    # Given the credentials the stack was seeded with (PHONEID_CLIENT_ID / PHONEID_CLIENT_SECRET)
+    headers = {"Authorization": f"Bearer {_token(http, CLIENT_ID, CLIENT_SECRET)}"}
+
+    # When the integrator runs the staged flow for the token-only Sandbox user
+    started = http.post("/v3/start", headers=headers, json={"flowType": "mobile", "phoneNumber": "+12025550111"})
+    correlation_id = started.json()["correlationId"]
+    validated = http.post("/v3/validate", headers=headers, json={"correlationId": correlation_id})
+    challenged = http.post(
+        "/v3/challenge", headers=headers, json={"correlationId": correlation_id, "dob": "1999-08-08"}
+    )
+    completed = http.post(
+        "/v3/complete",
+        headers=headers,
+        json={
+            "correlationId": correlation_id,
+            "individual": {"firstName": "Kira", "lastName": "Petrova", "ssn": "911456711"},
+        },
+    )
+    replayed = http.post("/v3/complete", headers=headers, json={"correlationId": correlation_id, "individual": {}})
+
+    # Then each answer names the next call, and the flow ends passing
+    assert started.status_code == 200
+    assert started.json()["next"] == {"v3-validate": "/v3/validate"}
+    assert validated.json()["next"] == {"v3-challenge": "/v3/challenge"}
+    assert challenged.json()["success"] is True
+    assert challenged.json()["individual"]["dob"] == "1999-08-08"
+    assert completed.json() == {
+        "success": True,
+        "next": {"done": "done"},
+        "evaluation": {"authentication": {"result": "pass"}, "identification": {"result": "pass"}},
+    }
+    assert replayed.status_code == 403
+    assert replayed.json()["code"] == 8003
+
+
+def test_gateway_answers_like_api_gateway(http: httpx.Client) -> None:
+    no_token = http.post("/v3/start", json={"flowType": "mobile"})
+    unknown_path = http.post("/v3/unknown", json={})
+
+    assert no_token.status_code == 401
+    assert no_token.json() == {"code": 8002, "message": "Unauthorized request: credentials missing or invalid"}
+    assert unknown_path.status_code == 403
+    assert unknown_path.json()["code"] == 8001
+
+
+def test_local_clients_route_creates_working_credentials(http: httpx.Client) -> None:
+    created = http.post("/_local/clients", json={"solution": "verified-user", "countries": ["US"]})
+
+    assert created.status_code == 201
+    token = _token(http, created.json()["client_id"], created.json()["client_secret"])
+    # A verified-user client may not use the identity solution's test users: 8009
+    refused = http.post(
+        "/v3/start",
+        headers={"Authorization": f"Bearer {token}"},
+        json={"flowType": "mobile", "phoneNumber": "+12025550111"},
+    )
+    assert refused.status_code == 403
+    assert refused.json()["code"] == 8009
+
+
+def test_cli_reaches_the_running_stack(dev_server: DevServer, http: httpx.Client) -> None:
+    # When an operator creates a client from another process
+    created = dev_server.cli("clients", "create", "--local", "--json", "--name", "from-cli")
+    listed = dev_server.cli("clients", "list", "--local", "--json")
+
+    # Then the client works against the stack and is listed, without its secret
+    assert created.returncode == 0, created.stderr
+    credentials = json.loads(created.stdout)
+    assert _token(http, credentials["client_id"], credentials["client_secret"])
+    listing = json.loads(listed.stdout)
+    assert credentials["client_id"] in {c["client_id"] for c in listing}
+    assert credentials["client_secret"] not in listed.stdout
+
+
+def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    # Given a stack started without seeded credentials
+    server = start_dev_server(tmp_path)
+    assert server.state_file.exists()
+
+    # When the user presses Ctrl-C
+    code, output = server.stop()
+
+    # Then it had printed a client id and secret, and it exits 0 and removes its state file
+    assert "client_id" in output and "client_secret" in output
+    assert code == 0
+    assert "stopped" in output
+    assert not server.state_file.exists()
