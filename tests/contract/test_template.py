@@ -114,3 +114,12 @@ def test_layer_requirements_are_project_dependencies() -> None:
     pinned = {line.split("[")[0].split("=")[0].lower() for line in layer}
     # boto3 comes with the Lambda runtime.
     assert pinned == declared - {"boto3"}
+
+
+def test_sandbox_doc_lists_the_catalogue() -> None:
+    from phoneid.cli import sandbox_markdown
+
+    document = (ROOT / "docs" / "sandbox.md").read_text()
+    start = document.index("-->\n", document.index("<!-- generated")) + len("-->\n")
+    end = document.index("<!-- end of generated table -->")
+    assert document[start:end] == sandbox_markdown()

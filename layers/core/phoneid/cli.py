@@ -133,6 +133,20 @@ def _clients_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _clients_enable(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+    from phoneid.services.clients import InvalidClientSpec
+
+    _target(args)
+    try:
+        client = container().client_admin.set_enabled(args.client_id, args.action == "enable")
+    except InvalidClientSpec as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    print(f"{client.client_id}: {'enabled' if client.enabled else 'disabled'}")
+    return 0
+
+
 def _identities_import(args: argparse.Namespace) -> int:
     from phoneid.bootstrap import container
 
@@ -146,9 +160,28 @@ def _identities_import(args: argparse.Namespace) -> int:
     return 1 if report.rejected and not args.skip_invalid else 0
 
 
+def sandbox_markdown() -> str:
+    """The Sandbox users as the Markdown table of docs/sandbox.md."""
+    from phoneid.domain.sandbox import Catalogue
+
+    rows = [
+        "| Scenario | Region | Phone number | Name | Date of birth | SSN | Solution | Behaviour |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for u in Catalogue.load():
+        rows.append(
+            f"| `{u.scenario.value}` | {u.region} | `{u.phone_number}` | {u.identity.first_name} "
+            f"{u.identity.last_name} | {u.identity.dob} | {u.identity.ssn} | {u.solution.value} | {u.description} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 def _sandbox_users(args: argparse.Namespace) -> int:
     from phoneid.domain.sandbox import Catalogue
 
+    if args.markdown:
+        sys.stdout.write(sandbox_markdown())
+        return 0
     users = list(Catalogue.load(args.region))
     data = [
         {
@@ -210,6 +243,11 @@ def parser() -> argparse.ArgumentParser:
     listing = clients.add_parser("list", help="list clients (never their secrets)")
     targeted(listing)
     listing.set_defaults(run=_clients_list)
+    for action in ("disable", "enable"):
+        toggle = clients.add_parser(action, help=f"{action} a client")
+        toggle.add_argument("client_id")
+        targeted(toggle)
+        toggle.set_defaults(run=_clients_enable)
 
     identities = commands.add_parser("identities", help="identity data").add_subparsers(
         dest="action", required=True
@@ -227,6 +265,7 @@ def parser() -> argparse.ArgumentParser:
     users = sandbox.add_parser("users", help="list the Sandbox test users")
     users.add_argument("--region", choices=["US", "EU"])
     users.add_argument("--json", action="store_true")
+    users.add_argument("--markdown", action="store_true", help="the table of docs/sandbox.md")
     users.set_defaults(run=_sandbox_users)
     return root
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from phoneid.domain.clients import ALL_COUNTRIES, DEFAULT_FLAGS, Client, Flag, Solution, Tier
 from phoneid.domain.credentials import hash_secret, new_client_id, new_client_secret
@@ -68,3 +68,12 @@ class ClientAdmin:
 
     def list(self) -> list[Client]:
         return self._clients.list()
+
+    def set_enabled(self, client_id: str, enabled: bool) -> Client:
+        """Disable (or re-enable) a client: /token refuses it at once, /v3 once cached decisions expire."""
+        client = self._clients.get(client_id)
+        if client is None:
+            raise InvalidClientSpec(f"no client {client_id}")
+        updated = replace(client, enabled=enabled)
+        self._clients.put(updated)
+        return updated
