@@ -28,7 +28,12 @@ class DevServer:
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(  # noqa: S603 - our own CLI
-            [str(BIN / "phoneid"), *args], env=self.env, capture_output=True, text=True, timeout=60, check=False
+            [str(BIN / "phoneid"), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
 
     def stop(self) -> tuple[int, str]:

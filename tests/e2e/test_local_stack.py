@@ -27,7 +27,9 @@ def test_readme_walkthrough_for_the_token_only_user(http: httpx.Client) -> None:
     headers = {"Authorization": f"Bearer {_token(http, CLIENT_ID, CLIENT_SECRET)}"}
 
     # When the integrator runs the staged flow for the token-only Sandbox user
-    started = http.post("/v3/start", headers=headers, json={"flowType": "mobile", "phoneNumber": "+12025550111"})
+    started = http.post(
+        "/v3/start", headers=headers, json={"flowType": "mobile", "phoneNumber": "+12025550111"}
+    )
     correlation_id = started.json()["correlationId"]
     validated = http.post("/v3/validate", headers=headers, json={"correlationId": correlation_id})
     challenged = http.post(
@@ -41,7 +43,9 @@ def test_readme_walkthrough_for_the_token_only_user(http: httpx.Client) -> None:
             "individual": {"firstName": "Kira", "lastName": "Petrova", "ssn": "911456711"},
         },
     )
-    replayed = http.post("/v3/complete", headers=headers, json={"correlationId": correlation_id, "individual": {}})
+    replayed = http.post(
+        "/v3/complete", headers=headers, json={"correlationId": correlation_id, "individual": {}}
+    )
 
     # Then each answer names the next call, and the flow ends passing
     assert started.status_code == 200
@@ -63,7 +67,10 @@ def test_gateway_answers_like_api_gateway(http: httpx.Client) -> None:
     unknown_path = http.post("/v3/unknown", json={})
 
     assert no_token.status_code == 401
-    assert no_token.json() == {"code": 8002, "message": "Unauthorized request: credentials missing or invalid"}
+    assert no_token.json() == {
+        "code": 8002,
+        "message": "Unauthorized request: credentials missing or invalid",
+    }
     assert unknown_path.status_code == 403
     assert unknown_path.json()["code"] == 8001
 
@@ -106,7 +113,8 @@ def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c(tmp_path: Path) ->
     code, output = server.stop()
 
     # Then it had printed a client id and secret, and it exits 0 and removes its state file
-    assert "client_id" in output and "client_secret" in output
+    assert "client_id" in output
+    assert "client_secret" in output
     assert code == 0
     assert "stopped" in output
     assert not server.state_file.exists()
