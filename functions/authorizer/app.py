@@ -3,6 +3,7 @@
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
 from phoneid.api.authorizer import allow_policy
 from phoneid.api.http import logger
 from phoneid.bootstrap import container

@@ -171,7 +171,8 @@ def sandbox_markdown() -> str:
     for u in Catalogue.load():
         rows.append(
             f"| `{u.scenario.value}` | {u.region} | `{u.phone_number}` | {u.identity.first_name} "
-            f"{u.identity.last_name} | {u.identity.dob} | {u.identity.ssn} | {u.solution.value} | {u.description} |"
+            f"{u.identity.last_name} | {u.identity.dob} | {u.identity.ssn} | {u.solution.value} "
+            f"| {u.description} |"
         )
     return "\n".join(rows) + "\n"
 
