@@ -59,10 +59,22 @@ def make_app() -> APIGatewayRestResolver:
     @app.exception_handler(Exception)
     def _unexpected(error: Exception) -> Response[str]:
         mapped, reference = errors.unexpected()
-        logger.exception("unexpected error", extra={"reference": reference})
+        # Where it failed, never the exception's text: messages (pydantic's among them) can carry PII.
+        logger.error(
+            "unexpected error",
+            extra={"reference": reference, "error_type": type(error).__name__, "where": _frames(error)},
+        )
         return _respond(app, mapped)
 
     return app
+
+
+def _frames(error: BaseException) -> list[str]:
+    import traceback
+
+    return [
+        f"{frame.filename}:{frame.lineno} {frame.name}" for frame in traceback.extract_tb(error.__traceback__)
+    ]
 
 
 def caller(app: APIGatewayRestResolver) -> Caller:

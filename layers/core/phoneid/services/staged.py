@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+from aws_lambda_powertools import Logger
+
 from phoneid.api.models import (
     AddressModel,
     CategoryResult,
@@ -29,7 +31,7 @@ from phoneid.domain.errors import (
 from phoneid.domain.evaluation import Evaluation, Signals, describe, evaluate
 from phoneid.domain.flow import Step, check_turn, next_map
 from phoneid.domain.identity import Address, Claimed, Identity, match, ssn_digits
-from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, Region, parse_phone
+from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, Region, mask, parse_phone
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import (
     SESSION_LIFETIME,
@@ -41,6 +43,9 @@ from phoneid.domain.session import (
 )
 from phoneid.domain.tokens import Audience
 from phoneid.ports import Clock, IdentitySource, SessionStore, TokenSigner
+
+# Logs name the correlationId and a masked number only: never SSN, date of birth or identity data.
+logger = Logger(child=True)
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,15 @@ class StagedFlow:
             sandbox_scenario=scenario,
         )
         self._sessions.create(session)
+        logger.info(
+            "flow started",
+            extra={
+                "correlationId": session.correlation_id,
+                "phone": mask(session.phone_number),
+                "flowType": session.flow_type,
+                "scenario": scenario,
+            },
+        )
         return StartResponse(
             authToken=self._auth_token(session),
             correlationId=session.correlation_id,
@@ -179,6 +193,7 @@ class StagedFlow:
         challenge_missing = session.challenge.missing
         following = (Step.CHALLENGE if challenge_missing else Step.COMPLETE) if passed else Step.DONE
         self._steps.advance(caller, session, Transition(called=Step.VALIDATE, next_step=following))
+        logger.info("validated", extra={"correlationId": correlation_id, "success": passed})
         return ValidateResponse(
             success=passed,
             challengeMissing=challenge_missing,
@@ -206,6 +221,7 @@ class StagedFlow:
         self._steps.advance(
             caller, session, Transition(called=Step.CHALLENGE, next_step=following, challenge=challenge)
         )
+        logger.info("challenged", extra={"correlationId": session.correlation_id, "success": success})
         return ChallengeResponse(
             success=success,
             individual=self._individual(identity) if success and identity else None,
@@ -254,6 +270,14 @@ class StagedFlow:
             )
         )
         self._steps.advance(caller, session, Transition(called=Step.COMPLETE, next_step=Step.DONE))
+        logger.info(
+            "completed",
+            extra={
+                "correlationId": session.correlation_id,
+                "success": evaluation.passed,
+                "reasons": sorted(code for codes in evaluation.results.values() for code in codes),
+            },
+        )
         return CompleteResponse(
             success=evaluation.passed,
             next=next_map(Step.DONE),

@@ -1,0 +1,68 @@
+"""SSN, date of birth, secrets and tokens never reach a log line, whatever happens to a request."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from tests.harness import Api
+
+SSN = "911456711"
+DOB = "1999-08-08"
+
+
+@pytest.fixture
+def verbose_logs() -> Iterator[None]:
+    loggers = [
+        logging.getLogger(name)
+        for name in list(logging.Logger.manager.loggerDict)
+        if name.startswith("phoneid")
+    ]
+    previous = [each.level for each in loggers]
+    for each in loggers:
+        each.setLevel(logging.DEBUG)
+    yield
+    for each, level in zip(loggers, previous, strict=True):
+        each.setLevel(level)
+
+
+def test_a_whole_flow_with_pii_and_failures_logs_none_of_it(
+    api: Api, verbose_logs: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an integrator logging at DEBUG
+    integrator = api.integrator()
+
+    # When it sends SSN and date of birth at every step, an invalid request carrying them, and a
+    # request that fails unexpectedly
+    started = integrator.start(phoneNumber="+12025550111", ssn=SSN, dob=DOB)
+    correlation_id = started.json()["correlationId"]
+    integrator.post("/v3/validate", {"correlationId": correlation_id})
+    integrator.post(
+        "/v3/complete",
+        {"correlationId": correlation_id, "individual": {"firstName": "Kira", "ssn": SSN, "dob": DOB}},
+    )
+    integrator.start(phoneNumber="+12025550111", ssn=SSN, dob="1999-13-45", extra=SSN)
+    monkeypatch.setattr(type(api.container.staged), "validate", _explode_with_pii)
+    failed = integrator.post("/v3/validate", {"correlationId": correlation_id})
+
+    # Then the logs hold none of the PII, the client secret or the tokens
+    assert failed.status == 500
+    logs = capsys.readouterr()
+    written = logs.out + logs.err
+    assert "flow started" in written  # logging did happen
+    for secret in (
+        SSN,
+        SSN[-4:] + '"',
+        DOB,
+        "1999-13-45",
+        integrator.credentials.client_secret,
+        integrator.access_token,
+        started.json()["authToken"],
+    ):
+        assert secret not in written
+
+
+def _explode_with_pii(*_args: object, **_kwargs: object) -> None:
+    raise ValueError(f"identity {SSN} born {DOB}")
