@@ -29,7 +29,7 @@ def verbose_logs() -> Iterator[None]:
 
 
 def test_a_whole_flow_with_pii_and_failures_logs_none_of_it(
-    api: Api, verbose_logs: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    api: Api, verbose_logs: None, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given an integrator logging at DEBUG
     integrator = api.integrator()
@@ -49,7 +49,7 @@ def test_a_whole_flow_with_pii_and_failures_logs_none_of_it(
 
     # Then the logs hold none of the PII, the client secret or the tokens
     assert failed.status == 500
-    logs = capsys.readouterr()
+    logs = capfd.readouterr()
     written = logs.out + logs.err
     assert "flow started" in written  # logging did happen
     for secret in (
