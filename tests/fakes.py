@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from phoneid.adapters.kms import jwk_from_der
 from phoneid.domain.clients import Client
 from phoneid.domain.identity import Identity
-from phoneid.domain.session import Session, Transition, TransitionRejected
+from phoneid.domain.session import Session, TransitionRejected
 
 START = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -34,8 +34,11 @@ class FakeClock:
 
 
 class InMemorySessionStore:
+    """Conditional on the version read and on expiry, like the DynamoDB adapter."""
+
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], Session] = {}
+        self.pointers: dict[str, tuple[str, str, datetime]] = {}
         self._lock = threading.Lock()
 
     def create(self, session: Session) -> None:
@@ -47,23 +50,28 @@ class InMemorySessionStore:
     def get(self, client_id: str, correlation_id: str) -> Session | None:
         return self.items.get((client_id, correlation_id))
 
-    def apply(self, session: Session, transition: Transition, now: datetime) -> Session:
+    def save(self, old: Session, new: Session, now: datetime) -> Session:
         with self._lock:
-            key = (session.client_id, session.correlation_id)
+            key = (old.client_id, old.correlation_id)
             current = self.items.get(key)
-            if current is None or current.next_step != transition.called or current.expired(now):
+            if current is None or current.version != old.version or current.expired(now):
                 raise TransitionRejected()
-            updated = replace(
-                current,
-                next_step=transition.next_step,
-                answered=current.answered | {transition.called},
-                possession=transition.possession or current.possession,
-                challenge=transition.challenge
-                if transition.challenge and not transition.challenge.missing
-                else current.challenge,
-            )
-            self.items[key] = updated
-            return updated
+            saved = replace(new, version=old.version + 1)
+            self.items[key] = saved
+            return saved
+
+    def put_pointer(self, kind: str, secret_hash: str, session: Session) -> None:
+        self.pointers[f"{kind}#{secret_hash}"] = (
+            session.client_id,
+            session.correlation_id,
+            session.expires_at,
+        )
+
+    def find_pointer(self, kind: str, secret_hash: str, now: datetime) -> tuple[str, str] | None:
+        pointer = self.pointers.get(f"{kind}#{secret_hash}")
+        if pointer is None or pointer[2] <= now:
+            return None
+        return pointer[0], pointer[1]
 
 
 class InMemoryClientStore:

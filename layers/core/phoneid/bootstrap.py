@@ -26,7 +26,8 @@ from phoneid.ports import (
 from phoneid.services.clients import ClientAdmin
 from phoneid.services.identities import IdentityImport
 from phoneid.services.ratelimit import RateLimit
-from phoneid.services.staged import SessionSteps, StagedFlow
+from phoneid.services.sessions import SessionSteps
+from phoneid.services.staged import StagedFlow
 from phoneid.services.tokens import TokenService
 
 

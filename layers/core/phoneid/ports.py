@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from phoneid.domain.clients import Client
 from phoneid.domain.identity import Identity
-from phoneid.domain.session import Session, Transition
+from phoneid.domain.session import Session
 
 
 class Clock(Protocol):
@@ -24,11 +24,19 @@ class SessionStore(Protocol):
         """The session of this client, or None: another client's session is never returned."""
         ...
 
-    def apply(self, session: Session, transition: Transition, now: datetime) -> Session:
-        """Write ``transition`` if the session still expects its step and has not expired.
+    def save(self, old: Session, new: Session, now: datetime) -> Session:
+        """Write ``new`` if the stored session is still ``old`` (same version) and has not expired.
 
-        Raises ``TransitionRejected`` otherwise, writing nothing.
+        Returns ``new`` with its version bumped; raises ``TransitionRejected`` otherwise, writing nothing.
         """
+        ...
+
+    def put_pointer(self, kind: str, secret_hash: str, session: Session) -> None:
+        """Remember which session a secret (Instant Link token, OIDC state) belongs to, until it expires."""
+        ...
+
+    def find_pointer(self, kind: str, secret_hash: str, now: datetime) -> tuple[str, str] | None:
+        """(client id, correlationId) of the session the secret belongs to, while that session lives."""
         ...
 
 

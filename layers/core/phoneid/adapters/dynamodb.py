@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,7 +14,9 @@ from phoneid.adapters.aws import provider_errors
 from phoneid.domain.clients import Client, Flag, Solution
 from phoneid.domain.flow import Step
 from phoneid.domain.identity import Address, Identity
-from phoneid.domain.session import Challenge, Possession, Session, Transition, TransitionRejected
+from phoneid.domain.possession import Method, MobileAuth, PossessionState
+from phoneid.domain.possession import Status as PossessionStatus
+from phoneid.domain.session import Challenge, Session, Socket, TransitionRejected
 from phoneid.ports import PiiCipher
 
 _serializer = TypeSerializer()
@@ -43,8 +46,45 @@ class _Spent(Exception):
     """A refresh token that is unknown, already used or expired."""
 
 
+def _possession_map(state: PossessionState) -> dict[str, Any]:
+    return {
+        "status": state.status.value,
+        "method": state.method.value if state.method else None,
+        "mobileAuth": state.mobile_auth.value,
+        "mobileAuthState": state.mobile_auth_state,
+        "sends": state.sends,
+        "entries": state.entries,
+        "numbers": state.numbers,
+        "codeDigest": state.code_digest,
+        "codeSentAtMs": _ms(state.code_sent_at) if state.code_sent_at else None,
+        "linkDigest": state.link_digest,
+        "linkSentAtMs": _ms(state.link_sent_at) if state.link_sent_at else None,
+        "lastError": state.last_error,
+    }
+
+
+def _possession_state(values: Mapping[str, Any]) -> PossessionState:
+    return PossessionState(
+        status=PossessionStatus(values["status"]),
+        method=Method(values["method"]) if values.get("method") else None,
+        mobile_auth=MobileAuth(values.get("mobileAuth", MobileAuth.NOT_TRIED.value)),
+        mobile_auth_state=values.get("mobileAuthState"),
+        sends=int(values.get("sends", 0)),
+        entries=int(values.get("entries", 0)),
+        numbers=int(values.get("numbers", 0)),
+        code_digest=values.get("codeDigest"),
+        code_sent_at=_from_ms(values["codeSentAtMs"]) if values.get("codeSentAtMs") else None,
+        link_digest=values.get("linkDigest"),
+        link_sent_at=_from_ms(values["linkSentAtMs"]) if values.get("linkSentAtMs") else None,
+        last_error=values.get("lastError"),
+    )
+
+
 class DynamoSessionStore:
-    """Sessions keyed by client and correlationId, so one client can never address another's."""
+    """Sessions keyed by client and correlationId, so one client can never address another's.
+
+    Every write is conditional on the version read and on the session not having expired.
+    """
 
     def __init__(self, dynamodb: Any, table: str, cipher: PiiCipher) -> None:
         self._db = dynamodb
@@ -59,11 +99,37 @@ class DynamoSessionStore:
     def _context(session: Session) -> dict[str, str]:
         return {"clientId": session.client_id, "correlationId": session.correlation_id, "use": "challenge"}
 
-    def _seal(self, session: Session, challenge: Challenge) -> bytes | None:
+    def _seal(self, session: Session) -> bytes | None:
+        challenge = session.challenge
         if challenge.missing:
             return None
         plaintext = json.dumps({"ssn": challenge.ssn, "dob": challenge.dob}).encode()
         return self._cipher.encrypt(plaintext, self._context(session))
+
+    @staticmethod
+    def _values(session: Session) -> dict[str, Any]:
+        """Every attribute but the key and the sealed PII, as plain values (None: absent)."""
+        expires_ms = _ms(session.expires_at)
+        return {
+            "clientId": session.client_id,
+            "correlationId": session.correlation_id,
+            "flowType": session.flow_type,
+            "createdAtMs": _ms(session.created_at),
+            "expiresAtMs": expires_ms,
+            "ttl": expires_ms // 1000 + _TTL_GRACE_SECONDS,
+            "nextStep": session.next_step.value,
+            "answered": sorted(s.value for s in session.answered),
+            "phoneNumber": session.phone_number,
+            "possession": {k: v for k, v in _possession_map(session.possession).items() if v is not None},
+            "allowOtpRetry": session.allow_otp_retry,
+            "finalTargetUrl": session.final_target_url,
+            "sandboxScenario": session.sandbox_scenario,
+            "smsMessage": session.sms_message,
+            "otpLength": session.otp_length,
+            "socketEndpoint": session.socket.endpoint if session.socket else None,
+            "socketConnection": session.socket.connection_id if session.socket else None,
+            "version": session.version,
+        }
 
     def _to_session(self, values: Mapping[str, Any]) -> Session:
         session = Session(
@@ -74,36 +140,28 @@ class DynamoSessionStore:
             next_step=Step(values["nextStep"]),
             answered=frozenset(Step(s) for s in values.get("answered", ())),
             phone_number=values.get("phoneNumber"),
-            possession=Possession(values["possession"]),
+            possession=_possession_state(values["possession"]),
             allow_otp_retry=bool(values.get("allowOtpRetry", False)),
             final_target_url=values.get("finalTargetUrl"),
             sandbox_scenario=values.get("sandboxScenario"),
+            sms_message=values.get("smsMessage"),
+            otp_length=int(values.get("otpLength", 6)),
+            socket=Socket(values["socketEndpoint"], values["socketConnection"])
+            if values.get("socketConnection")
+            else None,
+            version=int(values.get("version", 0)),
         )
         sealed = values.get("pii")
         if sealed is None:
             return session
         opened = json.loads(self._cipher.decrypt(bytes(sealed), self._context(session)))
-        return Session(**{**session.__dict__, "challenge": Challenge(ssn=opened["ssn"], dob=opened["dob"])})
+        return replace(session, challenge=Challenge(ssn=opened["ssn"], dob=opened["dob"]))
 
     def create(self, session: Session) -> None:
-        expires_ms = _ms(session.expires_at)
-        values = {
-            "clientId": session.client_id,
-            "correlationId": session.correlation_id,
-            "flowType": session.flow_type,
-            "createdAtMs": _ms(session.created_at),
-            "expiresAtMs": expires_ms,
-            "ttl": expires_ms // 1000 + _TTL_GRACE_SECONDS,
-            "nextStep": session.next_step.value,
-            "answered": {s.value for s in session.answered},
-            "phoneNumber": session.phone_number,
-            "possession": session.possession.value,
-            "allowOtpRetry": session.allow_otp_retry,
-            "finalTargetUrl": session.final_target_url,
-            "sandboxScenario": session.sandbox_scenario,
-            "pii": self._seal(session, session.challenge),
+        item = {
+            **self._key(session.client_id, session.correlation_id),
+            **_item({**self._values(session), "pii": self._seal(session)}),
         }
-        item = {**self._key(session.client_id, session.correlation_id), **_item(values)}
         with provider_errors("session create"):
             self._db.put_item(
                 TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(pk)"
@@ -117,30 +175,70 @@ class DynamoSessionStore:
         item = response.get("Item")
         return self._to_session(_plain(item)) if item else None
 
-    def apply(self, session: Session, transition: Transition, now: datetime) -> Session:
-        sets = ["nextStep = :next"]
-        values: dict[str, Any] = {
-            ":next": transition.next_step.value,
-            ":called": transition.called.value,
-            ":answered": {transition.called.value},
-            ":now": _ms(now),
-        }
-        if transition.possession is not None:
-            sets.append("possession = :possession")
-            values[":possession"] = transition.possession.value
-        if transition.challenge is not None and not transition.challenge.missing:
-            sets.append("pii = :pii")
-            values[":pii"] = self._seal(session, transition.challenge)
+    def save(self, old: Session, new: Session, now: datetime) -> Session:
+        saved = replace(new, version=old.version + 1)
+        before, after = self._values(old), self._values(saved)
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {":read": old.version, ":now": _ms(now)}
+        sets: list[str] = []
+        removes: list[str] = []
+        for index, (attribute, value) in enumerate(after.items()):
+            if value == before.get(attribute):
+                continue
+            names[f"#a{index}"] = attribute
+            if value is None:
+                removes.append(f"#a{index}")
+            else:
+                sets.append(f"#a{index} = :v{index}")
+                values[f":v{index}"] = value
+        if saved.challenge != old.challenge:
+            names["#pii"] = "pii"
+            sealed = self._seal(saved)
+            if sealed is None:
+                removes.append("#pii")
+            else:
+                sets.append("#pii = :pii")
+                values[":pii"] = sealed
+        names["#version"] = "version"
+        names["#expires"] = "expiresAtMs"
+        expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
         with provider_errors("session update", condition_failed=TransitionRejected):
-            response = self._db.update_item(
+            self._db.update_item(
                 TableName=self._table,
-                Key=self._key(session.client_id, session.correlation_id),
-                UpdateExpression=f"SET {', '.join(sets)} ADD answered :answered",
-                ConditionExpression="nextStep = :called AND expiresAtMs > :now",
+                Key=self._key(old.client_id, old.correlation_id),
+                UpdateExpression=expression,
+                ConditionExpression="#version = :read AND #expires > :now",
+                ExpressionAttributeNames=names,
                 ExpressionAttributeValues=_item(values),
-                ReturnValues="ALL_NEW",
             )
-        return self._to_session(_plain(response["Attributes"]))
+        return saved
+
+    def put_pointer(self, kind: str, secret_hash: str, session: Session) -> None:
+        expires_ms = _ms(session.expires_at)
+        item = _item(
+            {
+                "pk": f"{kind}#{secret_hash}",
+                "clientId": session.client_id,
+                "correlationId": session.correlation_id,
+                "expiresAtMs": expires_ms,
+                "ttl": expires_ms // 1000 + _TTL_GRACE_SECONDS,
+            }
+        )
+        with provider_errors("session pointer write"):
+            self._db.put_item(TableName=self._table, Item=item)
+
+    def find_pointer(self, kind: str, secret_hash: str, now: datetime) -> tuple[str, str] | None:
+        with provider_errors("session pointer read"):
+            response = self._db.get_item(
+                TableName=self._table, Key={"pk": {"S": f"{kind}#{secret_hash}"}}, ConsistentRead=True
+            )
+        item = response.get("Item")
+        if not item:
+            return None
+        values = _plain(item)
+        if int(values["expiresAtMs"]) <= _ms(now):
+            return None
+        return str(values["clientId"]), str(values["correlationId"])
 
 
 class DynamoClientStore:

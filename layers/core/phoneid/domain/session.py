@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from enum import StrEnum
 from typing import Literal
 
 from phoneid.domain.flow import Step
+from phoneid.domain.possession import PossessionState
+from phoneid.domain.possession import Status as Possession
+
+__all__ = [
+    "SESSION_LIFETIME",
+    "Challenge",
+    "FlowType",
+    "Possession",
+    "Session",
+    "Socket",
+    "TransitionRejected",
+]
 
 SESSION_LIFETIME = timedelta(minutes=15)
 
 FlowType = Literal["desktop", "mobile"]
-
-
-class Possession(StrEnum):
-    PENDING = "pending"
-    PASSED = "passed"
-    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,14 @@ class Challenge:
 
 
 @dataclass(frozen=True)
+class Socket:
+    """The desktop client's WebSocket, waiting for the Instant Link selection."""
+
+    endpoint: str
+    connection_id: str
+
+
+@dataclass(frozen=True)
 class Session:
     client_id: str
     correlation_id: str
@@ -41,11 +54,16 @@ class Session:
     next_step: Step
     answered: frozenset[Step] = frozenset({Step.START})
     phone_number: str | None = None
-    possession: Possession = Possession.PENDING
+    possession: PossessionState = field(default_factory=PossessionState)
     challenge: Challenge = field(default_factory=Challenge)
     allow_otp_retry: bool = False
     final_target_url: str | None = None
     sandbox_scenario: str | None = None
+    sms_message: str | None = None  # the integrator's SMS text with a {code} slot
+    otp_length: int = 6
+    socket: Socket | None = None
+    # Bumped by every write; each write is conditional on the version it read.
+    version: int = 0
 
     @property
     def expires_at(self) -> datetime:
@@ -54,20 +72,10 @@ class Session:
     def expired(self, now: datetime) -> bool:
         return now >= self.expires_at
 
-
-@dataclass(frozen=True)
-class Transition:
-    """One step's effect on a session, written with a single conditional write.
-
-    The write succeeds only when the session still expects ``called`` and has not expired, so two
-    concurrent calls of one step cannot both win.
-    """
-
-    called: Step
-    next_step: Step
-    possession: Possession | None = None
-    challenge: Challenge | None = None
+    def answer(self, called: Step, following: Step) -> Session:
+        """The session after ``called`` was answered with a 200 and ``following`` comes next."""
+        return replace(self, next_step=following, answered=self.answered | {called})
 
 
 class TransitionRejected(Exception):
-    """The conditional write of a transition failed: the session moved on, expired or never existed."""
+    """The conditional write failed: the session changed since it was read, expired, or never existed."""

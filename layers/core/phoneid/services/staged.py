@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from aws_lambda_powertools import Logger
 
@@ -21,28 +21,17 @@ from phoneid.api.models import (
 )
 from phoneid.domain import tokens
 from phoneid.domain.clients import Caller, Tier
-from phoneid.domain.errors import (
-    InternalError,
-    InvalidCorrelationId,
-    MalformedRequest,
-    SandboxUserNotFound,
-    UnauthorizedForCountry,
-)
+from phoneid.domain.errors import MalformedRequest, SandboxUserNotFound, UnauthorizedForCountry
 from phoneid.domain.evaluation import Evaluation, Signals, describe, evaluate
-from phoneid.domain.flow import Step, check_turn, next_map
+from phoneid.domain.flow import Step, next_map
 from phoneid.domain.identity import Address, Claimed, Identity, match, ssn_digits
 from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, Region, mask, parse_phone
+from phoneid.domain.possession import Method, PossessionState, passed
 from phoneid.domain.sandbox import Catalogue
-from phoneid.domain.session import (
-    SESSION_LIFETIME,
-    Challenge,
-    Possession,
-    Session,
-    Transition,
-    TransitionRejected,
-)
+from phoneid.domain.session import SESSION_LIFETIME, Challenge, Possession, Session
 from phoneid.domain.tokens import Audience
 from phoneid.ports import Clock, IdentitySource, SessionStore, TokenSigner
+from phoneid.services.sessions import SessionSteps, require_turn
 
 # Logs name the correlationId and a masked number only: never SSN, date of birth or identity data.
 logger = Logger(child=True)
@@ -56,34 +45,6 @@ class Stack:
     @property
     def sandbox(self) -> bool:
         return self.tier == "sandbox"
-
-
-class SessionSteps:
-    """Loading a caller's session and advancing it one step; shared by every possession flow."""
-
-    def __init__(self, sessions: SessionStore, clock: Clock) -> None:
-        self._sessions = sessions
-        self._clock = clock
-
-    def load(self, caller: Caller, correlation_id: str) -> Session:
-        session = self._sessions.get(caller.client_id, correlation_id)
-        # Unknown, expired and another client's sessions are indistinguishable to the caller.
-        if session is None or session.expired(self._clock.now()):
-            raise InvalidCorrelationId()
-        return session
-
-    @staticmethod
-    def begin(session: Session, called: Step) -> None:
-        check_turn(called, session.next_step, session.answered, session.correlation_id)
-
-    def advance(self, caller: Caller, session: Session, transition: Transition) -> Session:
-        try:
-            return self._sessions.apply(session, transition, self._clock.now())
-        except TransitionRejected:
-            # Another call won the race, or the session expired meanwhile: say which.
-            current = self.load(caller, session.correlation_id)
-            self.begin(current, transition.called)
-            raise InternalError() from None
 
 
 class StagedFlow:
@@ -111,13 +72,13 @@ class StagedFlow:
 
     def start(self, caller: Caller, request: StartRequest) -> StartResponse:
         phone = self._phone(caller, request.phoneNumber, request.flowType)
-        possession = Possession.PENDING
+        possession = PossessionState()
         scenario = None
         if self._catalogue is not None:
             user = self._catalogue.select(phone.e164 if phone else None, caller)
             scenario = user.scenario.value
             if user.possession_without_client:
-                possession = Possession.PASSED
+                possession = passed(possession, Method.PRESET)
         now = self._clock.now()
         session = Session(
             client_id=caller.client_id,
@@ -187,46 +148,49 @@ class StagedFlow:
     # --- validate ----------------------------------------------------------------------------
 
     def validate(self, caller: Caller, correlation_id: str) -> ValidateResponse:
-        session = self._steps.load(caller, correlation_id)
-        self._steps.begin(session, Step.VALIDATE)
-        passed = session.possession == Possession.PASSED
-        challenge_missing = session.challenge.missing
-        following = (Step.CHALLENGE if challenge_missing else Step.COMPLETE) if passed else Step.DONE
-        self._steps.advance(caller, session, Transition(called=Step.VALIDATE, next_step=following))
-        logger.info("validated", extra={"correlationId": correlation_id, "success": passed})
-        return ValidateResponse(
-            success=passed,
-            challengeMissing=challenge_missing,
-            phoneNumber=session.phone_number if passed else None,
-            next=next_map(following),
-        )
+        def decide(session: Session) -> tuple[Session, ValidateResponse]:
+            require_turn(session, Step.VALIDATE)
+            success = session.possession.status == Possession.PASSED
+            challenge_missing = session.challenge.missing
+            following = (Step.CHALLENGE if challenge_missing else Step.COMPLETE) if success else Step.DONE
+            return session.answer(Step.VALIDATE, following), ValidateResponse(
+                success=success,
+                challengeMissing=challenge_missing,
+                phoneNumber=session.phone_number if success else None,
+                next=next_map(following),
+            )
+
+        _, response = self._steps.update(caller.client_id, correlation_id, decide)
+        logger.info("validated", extra={"correlationId": correlation_id, "success": response.success})
+        return response
 
     # --- challenge ---------------------------------------------------------------------------
 
     def challenge(self, caller: Caller, request: ChallengeRequest) -> ChallengeResponse:
-        session = self._steps.load(caller, request.correlationId)
-        self._steps.begin(session, Step.CHALLENGE)
-        challenge = Challenge(
-            ssn=ssn_digits(request.ssn) if request.ssn else session.challenge.ssn,
-            dob=request.dob or session.challenge.dob,
-        )
-        if challenge.missing:
-            raise MalformedRequest(
-                problems={"ssn": "ssn or dob is required", "dob": "ssn or dob is required"}
+        def decide(session: Session) -> tuple[Session, ChallengeResponse]:
+            require_turn(session, Step.CHALLENGE)
+            challenge = Challenge(
+                ssn=ssn_digits(request.ssn) if request.ssn else session.challenge.ssn,
+                dob=request.dob or session.challenge.dob,
             )
-        identity = self._identity(session)
-        result = match(Claimed(ssn=challenge.ssn, dob=challenge.dob), identity) if identity else None
-        success = result is not None and not result.mismatched
-        following = Step.COMPLETE if success else Step.DONE
-        self._steps.advance(
-            caller, session, Transition(called=Step.CHALLENGE, next_step=following, challenge=challenge)
-        )
-        logger.info("challenged", extra={"correlationId": session.correlation_id, "success": success})
-        return ChallengeResponse(
-            success=success,
-            individual=self._individual(identity) if success and identity else None,
-            next=next_map(following),
-        )
+            if challenge.missing:
+                raise MalformedRequest(
+                    problems={"ssn": "ssn or dob is required", "dob": "ssn or dob is required"}
+                )
+            identity = self._identity(session)
+            result = match(Claimed(ssn=challenge.ssn, dob=challenge.dob), identity) if identity else None
+            success = identity is not None and result is not None and not result.mismatched
+            following = Step.COMPLETE if success else Step.DONE
+            updated = replace(session.answer(Step.CHALLENGE, following), challenge=challenge)
+            return updated, ChallengeResponse(
+                success=success,
+                individual=self._individual(identity) if success and identity else None,
+                next=next_map(following),
+            )
+
+        _, response = self._steps.update(caller.client_id, request.correlationId, decide)
+        logger.info("challenged", extra={"correlationId": request.correlationId, "success": response.success})
+        return response
 
     def _identity(self, session: Session) -> Identity | None:
         return self._identities.find(session.phone_number) if session.phone_number else None
@@ -248,32 +212,34 @@ class StagedFlow:
     # --- complete ----------------------------------------------------------------------------
 
     def complete(self, caller: Caller, request: CompleteRequest) -> CompleteResponse:
-        session = self._steps.load(caller, request.correlationId)
-        self._steps.begin(session, Step.COMPLETE)
-        individual = request.individual
-        identity = self._identity(session)
-        claimed = Claimed(
-            first_name=individual.firstName,
-            last_name=individual.lastName,
-            dob=individual.dob or session.challenge.dob,
-            ssn=ssn_digits(individual.ssn) if individual.ssn else session.challenge.ssn,
-            addresses=tuple(
-                Address(address=a.address, city=a.city, region=a.region, postal_code=a.postalCode)
-                for a in individual.addresses or ()
-            ),
-        )
-        evaluation = evaluate(
-            Signals(
-                possession=session.possession,
-                identity_found=identity is not None,
-                identity_match=match(claimed, identity) if identity else Signals().identity_match,
+        def decide(session: Session) -> tuple[Session, Evaluation]:
+            require_turn(session, Step.COMPLETE)
+            individual = request.individual
+            identity = self._identity(session)
+            claimed = Claimed(
+                first_name=individual.firstName,
+                last_name=individual.lastName,
+                dob=individual.dob or session.challenge.dob,
+                ssn=ssn_digits(individual.ssn) if individual.ssn else session.challenge.ssn,
+                addresses=tuple(
+                    Address(address=a.address, city=a.city, region=a.region, postal_code=a.postalCode)
+                    for a in individual.addresses or ()
+                ),
             )
-        )
-        self._steps.advance(caller, session, Transition(called=Step.COMPLETE, next_step=Step.DONE))
+            evaluation = evaluate(
+                Signals(
+                    possession=session.possession.status,
+                    identity_found=identity is not None,
+                    identity_match=match(claimed, identity) if identity else Signals().identity_match,
+                )
+            )
+            return session.answer(Step.COMPLETE, Step.DONE), evaluation
+
+        _, evaluation = self._steps.update(caller.client_id, request.correlationId, decide)
         logger.info(
             "completed",
             extra={
-                "correlationId": session.correlation_id,
+                "correlationId": request.correlationId,
                 "success": evaluation.passed,
                 "reasons": sorted(code for codes in evaluation.results.values() for code in codes),
             },

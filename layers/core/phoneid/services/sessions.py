@@ -1,0 +1,53 @@
+"""Reading a caller's session and changing it with one conditional write, shared by every flow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from phoneid.domain.errors import InternalError, InvalidCorrelationId
+from phoneid.domain.flow import Step, check_turn
+from phoneid.domain.session import Session, TransitionRejected
+from phoneid.ports import Clock, SessionStore
+
+Result = TypeVar("Result")
+
+# Concurrent writers are few (one customer, one integrator); a handful of retries always settles.
+_ATTEMPTS = 5
+
+
+def require_turn(session: Session, called: Step) -> None:
+    check_turn(called, session.next_step, session.answered, session.correlation_id)
+
+
+class SessionSteps:
+    def __init__(self, sessions: SessionStore, clock: Clock) -> None:
+        self._sessions = sessions
+        self._clock = clock
+
+    def load(self, client_id: str, correlation_id: str) -> Session:
+        session = self._sessions.get(client_id, correlation_id)
+        # Unknown, expired and another client's sessions are indistinguishable to the caller.
+        if session is None or session.expired(self._clock.now()):
+            raise InvalidCorrelationId()
+        return session
+
+    def update(
+        self,
+        client_id: str,
+        correlation_id: str,
+        decide: Callable[[Session], tuple[Session, Result]],
+    ) -> tuple[Session, Result]:
+        """Read, decide, write if nothing changed meanwhile; else decide again on the fresh session.
+
+        ``decide`` is pure apart from reads: it raises the caller's error, or returns the new session
+        and the answer. Side effects that must happen once (an SMS) come after this returns.
+        """
+        for _ in range(_ATTEMPTS):
+            session = self.load(client_id, correlation_id)
+            updated, result = decide(session)
+            try:
+                return self._sessions.save(session, updated, self._clock.now()), result
+            except TransitionRejected:
+                continue
+        raise InternalError("Internal error: the session is changing too fast; retry the request")
