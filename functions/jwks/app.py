@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from phoneid.api.http import entrypoint, make_app
+from phoneid.api.http import entrypoint, make_app, source_address
 from phoneid.bootstrap import container
 
 app = make_app()
@@ -14,9 +14,7 @@ def jwks() -> dict[str, Any]:
 
 
 def _rate_key(event: dict[str, Any]) -> str:
-    return "jwks:" + str(
-        ((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp", "unknown")
-    )
+    return f"jwks:{source_address(event)}"
 
 
 handler = entrypoint(app, rate_key=_rate_key, json_body=False)

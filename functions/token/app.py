@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from phoneid.api.http import entrypoint, make_app, parse_form
+from phoneid.api.http import entrypoint, make_app, parse_form, source_address
 from phoneid.api.models import TokenResponse
 from phoneid.bootstrap import container
 from phoneid.domain.errors import MalformedRequest
@@ -24,8 +24,7 @@ def _rate_key(event: dict[str, Any]) -> str:
         client_id = parse_form(event.get("body")).get("client_id", "")
     except MalformedRequest:
         client_id = ""
-    source = ((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp", "unknown")
-    return f"token:{client_id[:128] or source}"
+    return f"token:{client_id[:128] or source_address(event)}"
 
 
 handler = entrypoint(app, rate_key=_rate_key, json_body=False)

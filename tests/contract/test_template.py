@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,7 +86,7 @@ def test_each_function_registers_exactly_its_template_route() -> None:
 
         # Then its resolver serves exactly those routes
         registered = {
-            (method.upper(), route.path)
+            (method.upper(), re.sub(r"<(\w+)>", r"{\1}", route.path))
             for route in module.app._static_routes + module.app._dynamic_routes
             for method in ([route.method] if isinstance(route.method, str) else route.method)
         }
@@ -100,10 +101,16 @@ def test_gateway_responses_use_the_error_body_shape() -> None:
         assert body["code"] in {8000, 8001, 8002, 8018}, kind
 
 
-def test_token_route_is_the_only_unauthenticated_api_call() -> None:
+def test_only_token_keys_and_the_customers_phone_reach_the_api_without_a_bearer_token() -> None:
     open_routes = {route.path for route in template().routes if not route.authorized}
-    assert open_routes == {"/token", "/.well-known/jwks.json"}
-    assert all(route.path.startswith("/v3/") for route in template().routes if route.authorized)
+    # /token and the public keys; the operator's Mobile Auth redirect and the Instant Link opened on
+    # the phone carry their own single-use secrets instead.
+    assert open_routes == {"/token", "/.well-known/jwks.json", "/client/v1/mobile-auth/callback", "/l/{token}"}
+    by_authorizer = {route.path: route.authorizer for route in template().routes if route.authorized}
+    assert all(
+        authorizer == ("AccessTokenAuthorizer" if path.startswith("/v3/") else "FlowTokenAuthorizer")
+        for path, authorizer in by_authorizer.items()
+    )
 
 
 def test_layer_requirements_are_project_dependencies() -> None:

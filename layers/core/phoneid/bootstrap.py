@@ -13,21 +13,27 @@ from phoneid.config import Settings
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.tokens import Audience
 from phoneid.ports import (
+    CarrierVerifier,
     ClientStore,
     Clock,
+    CodeMac,
     IdentitySource,
     IdentityStore,
     PiiCipher,
     RateLimiter,
     RefreshTokenStore,
     SessionStore,
+    SmsSender,
+    SocketNotifier,
     TokenSigner,
 )
+from phoneid.services.budget import SendBudget
 from phoneid.services.clients import ClientAdmin
 from phoneid.services.identities import IdentityImport
+from phoneid.services.possession import Possession
 from phoneid.services.ratelimit import RateLimit
 from phoneid.services.sessions import SessionSteps
-from phoneid.services.staged import StagedFlow
+from phoneid.services.staged import Stack, StagedFlow
 from phoneid.services.tokens import TokenService
 
 
@@ -51,6 +57,12 @@ class Container:
         from phoneid.adapters.aws import new_client
 
         return new_client("kms")
+
+    @cached_property
+    def sns(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("sns")
 
     @cached_property
     def clock(self) -> Clock:
@@ -113,6 +125,67 @@ class Container:
 
         return DynamoRateLimiter(self.dynamodb, self.settings.rate_limits_table)
 
+    @cached_property
+    def sms(self) -> SmsSender:
+        """Sandbox stacks publish to a topic; only production texts phones."""
+        from phoneid.adapters.sns import SnsSmsSender, TopicSmsSender
+
+        if self.settings.tier == "sandbox":
+            return TopicSmsSender(self.sns, self.settings.sandbox_sms_topic_arn)
+        return SnsSmsSender(self.sns)
+
+    @cached_property
+    def code_mac(self) -> CodeMac:
+        from phoneid.adapters.kms import KmsCodeMac
+
+        return KmsCodeMac(self.kms, self.settings.otp_mac_key_id)
+
+    @cached_property
+    def carrier(self) -> CarrierVerifier | None:
+        """Sandbox scripts Mobile Auth; production uses the operator when one is configured."""
+        from phoneid.adapters.camara import CamaraCarrierVerifier
+        from phoneid.adapters.sandbox import SandboxCarrierVerifier
+
+        if self.catalogue is not None:
+            return SandboxCarrierVerifier(self.catalogue)
+        if not self.settings.mobile_auth_configured:
+            return None
+        return CamaraCarrierVerifier(self._operator_config)
+
+    def _operator_config(self) -> Any:
+        import json
+
+        from phoneid.adapters.aws import new_client
+        from phoneid.adapters.camara import OperatorConfig
+
+        if "_operator" not in self.__dict__:
+            secret = new_client("secretsmanager").get_secret_value(
+                SecretId=self.settings.camara_credentials_secret
+            )
+            credentials = json.loads(secret["SecretString"])
+            self.__dict__["_operator"] = OperatorConfig(
+                authorize_url=self.settings.camara_authorize_url,
+                token_url=self.settings.camara_token_url,
+                api_base_url=self.settings.camara_api_url.rstrip("/"),
+                client_id=credentials["clientId"],
+                client_secret=credentials["clientSecret"],
+            )
+        return self.__dict__["_operator"]
+
+    @cached_property
+    def notifier(self) -> SocketNotifier:
+        from phoneid.adapters.aws import new_client
+        from phoneid.adapters.websocket import ApiGatewaySocketNotifier
+
+        clients: dict[str, Any] = {}
+
+        def client_for(endpoint: str) -> Any:
+            if endpoint not in clients:
+                clients[endpoint] = new_client("apigatewaymanagementapi", endpoint_url=endpoint)
+            return clients[endpoint]
+
+        return ApiGatewaySocketNotifier(client_for)
+
     # --- services ----------------------------------------------------------------------------
 
     @cached_property
@@ -144,6 +217,36 @@ class Container:
     @cached_property
     def steps(self) -> SessionSteps:
         return SessionSteps(self.sessions, self.clock)
+
+    @cached_property
+    def stack(self) -> Stack:
+        return Stack(self.settings.tier, self.settings.region)
+
+    @cached_property
+    def budget(self) -> SendBudget:
+        return SendBudget(
+            self.rate_limiter,
+            self.clock,
+            per_number=self.settings.sms_per_number_per_hour,
+            per_client=self.settings.sms_per_client_per_hour,
+        )
+
+    @cached_property
+    def possession(self) -> Possession:
+        return Possession(
+            steps=self.steps,
+            sessions=self.sessions,
+            clients=self.clients,
+            catalogue=self.catalogue,
+            sms=self.sms,
+            mac=self.code_mac,
+            carrier=self.carrier,
+            notifier=self.notifier,
+            budget=self.budget,
+            clock=self.clock,
+            stack=self.stack,
+            websocket_url=self.settings.websocket_url,
+        )
 
     @cached_property
     def staged(self) -> StagedFlow:

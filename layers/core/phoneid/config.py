@@ -28,6 +28,31 @@ class Settings(BaseModel):
     rate_limits_table: str = Field(alias="RATE_LIMITS_TABLE")
     token_signing_key_id: str = Field(alias="TOKEN_SIGNING_KEY_ID")
     pii_key_id: str = Field(alias="PII_KEY_ID")
+    otp_mac_key_id: str = Field(alias="OTP_MAC_KEY_ID")
+    sandbox_sms_topic_arn: str = Field(alias="SANDBOX_SMS_TOPIC_ARN")
+    # Where customers' phones and SDKs reach this API (links, Mobile Auth callback); empty: the
+    # request's own host and stage.
+    public_base_url: str = Field(default="", alias="PUBLIC_BASE_URL")
+    websocket_url: str = Field(alias="WEBSOCKET_URL")
+    websocket_management_url: str = Field(alias="WEBSOCKET_MANAGEMENT_URL")
+    sms_per_number_per_hour: int = Field(alias="SMS_PER_NUMBER_PER_HOUR", ge=1)
+    sms_per_client_per_hour: int = Field(alias="SMS_PER_CLIENT_PER_HOUR", ge=1)
+    # CAMARA Number Verification (Mobile Auth in production); empty: Mobile Auth is off.
+    camara_authorize_url: str = Field(default="", alias="CAMARA_AUTHORIZE_URL")
+    camara_token_url: str = Field(default="", alias="CAMARA_TOKEN_URL")
+    camara_api_url: str = Field(default="", alias="CAMARA_API_URL")
+    camara_credentials_secret: str = Field(default="", alias="CAMARA_CREDENTIALS_SECRET")
+
+    @property
+    def mobile_auth_configured(self) -> bool:
+        return all(
+            (
+                self.camara_authorize_url,
+                self.camara_token_url,
+                self.camara_api_url,
+                self.camara_credentials_secret,
+            )
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
+from phoneid.domain.carrier import CarrierResult, Redirect
 from phoneid.domain.clients import Client
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session
@@ -93,4 +94,34 @@ class RateLimiter(Protocol):
 
         Returns the number of requests counted in that window, this one included.
         """
+        ...
+
+
+class SmsSender(Protocol):
+    def send(self, phone_number: str, text: str) -> None: ...
+
+
+class CodeMac(Protocol):
+    """A keyed MAC for one-time codes: the key never leaves the key service, only MACs are stored."""
+
+    def digest(self, message: str) -> str: ...
+
+    def matches(self, message: str, digest: str) -> bool:
+        """Constant-time: whether ``message`` has MAC ``digest``."""
+        ...
+
+
+class CarrierVerifier(Protocol):
+    """Mobile Auth: the network says whether the device's SIM has the number."""
+
+    def begin(self, *, state: str, redirect_uri: str, phone_number: str | None) -> Redirect: ...
+
+    def finish(self, *, code: str, redirect_uri: str, phone_number: str | None) -> CarrierResult: ...
+
+
+class SocketNotifier(Protocol):
+    """Pushes a message to a client's WebSocket (API Gateway PostToConnection)."""
+
+    def notify(self, endpoint: str, connection_id: str, message: Mapping[str, Any]) -> bool:
+        """False when the connection is gone."""
         ...

@@ -15,8 +15,10 @@ from phoneid.domain.errors import InternalError
 _CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=5)
 
 
-def new_client(service: str) -> Any:
+def new_client(service: str, endpoint_url: str | None = None) -> Any:
     """A client for ``service``. The bootstrap container makes one per service, on first use."""
+    if endpoint_url:
+        return boto3.client(service, config=_CONFIG, endpoint_url=endpoint_url)  # type: ignore[call-overload]
     return boto3.client(service, config=_CONFIG)  # type: ignore[call-overload]
 
 

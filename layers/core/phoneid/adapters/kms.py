@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 from jwt.utils import base64url_encode
 
 from phoneid.adapters.aws import provider_errors
+from phoneid.domain.errors import InternalError
 
 _SIGNING = {
     "ECC_NIST_P256": ("ES256", "ECDSA_SHA_256"),
@@ -111,3 +114,32 @@ class KmsPiiCipher:
                 KeyId=self._key_id, CiphertextBlob=ciphertext, EncryptionContext=dict(context)
             )
         return bytes(response["Plaintext"])
+
+
+class KmsCodeMac:
+    """HMAC-SHA-256 in KMS for one-time codes; verification is done by KMS too."""
+
+    def __init__(self, kms: Any, key_id: str) -> None:
+        self._kms = kms
+        self._key_id = key_id
+
+    def digest(self, message: str) -> str:
+        with provider_errors("code MAC"):
+            response = self._kms.generate_mac(
+                KeyId=self._key_id, Message=message.encode(), MacAlgorithm="HMAC_SHA_256"
+            )
+        return base64.b64encode(response["Mac"]).decode()
+
+    def matches(self, message: str, digest: str) -> bool:
+        try:
+            self._kms.verify_mac(
+                KeyId=self._key_id,
+                Message=message.encode(),
+                MacAlgorithm="HMAC_SHA_256",
+                Mac=base64.b64decode(digest),
+            )
+        except self._kms.exceptions.KMSInvalidMacException:
+            return False
+        except (ClientError, BotoCoreError) as error:
+            raise InternalError("Internal error during code check; retry the request") from error
+        return True

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
@@ -21,6 +21,7 @@ from phoneid.api import errors
 from phoneid.bootstrap import container
 from phoneid.domain.clients import ALL_COUNTRIES, Caller, Flag, Solution
 from phoneid.domain.errors import MalformedRequest, PhoneIdError, Unauthorized
+from phoneid.domain.tokens import FlowToken
 
 logger = Logger()
 tracer = Tracer()
@@ -42,8 +43,10 @@ def _respond(app: APIGatewayRestResolver, error: PhoneIdError) -> Response[str]:
     )
 
 
-def make_app() -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver(enable_validation=True)
+def make_app(*, browser: bool = False) -> APIGatewayRestResolver:
+    """A resolver for one route; ``browser`` routes (the client API) answer cross-origin calls."""
+    cors = CORSConfig(allow_origin="*", allow_headers=["Authorization", "Content-Type"], max_age=600)
+    app = APIGatewayRestResolver(enable_validation=True, cors=cors if browser else None)
 
     @app.exception_handler(PhoneIdError)
     def _domain(error: PhoneIdError) -> Response[str]:
@@ -93,6 +96,23 @@ def caller(app: APIGatewayRestResolver) -> Caller:
     )
 
 
+def flow_token(app: APIGatewayRestResolver) -> FlowToken:
+    """The flow an authToken opened, as the client API's authorizer established."""
+    context = app.current_event.request_context.authorizer.raw_event or {}
+    if not context.get("clientId") or not context.get("correlationId"):
+        raise Unauthorized()
+    return FlowToken(client_id=context["clientId"], correlation_id=context["correlationId"])
+
+
+def public_base_url(app: APIGatewayRestResolver) -> str:
+    """Where phones and SDKs reach this API: the configured base URL, else this request's host and stage."""
+    configured = container().settings.public_base_url
+    if configured:
+        return configured.rstrip("/")
+    context = app.current_event.request_context
+    return f"https://{context.domain_name}/{context.stage}"
+
+
 def _check_json_body(event: dict[str, Any]) -> None:
     body = event.get("body") or ""
     if event.get("isBase64Encoded"):
@@ -107,15 +127,24 @@ def _check_json_body(event: dict[str, Any]) -> None:
         raise MalformedRequest("Malformed request: body must be a JSON object")
 
 
-def _authorized_client(event: dict[str, Any]) -> str:
-    return str(((event.get("requestContext") or {}).get("authorizer") or {}).get("clientId") or "anonymous")
+def source_address(event: dict[str, Any]) -> str:
+    return str(((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp") or "unknown")
+
+
+def _authorized_caller(event: dict[str, Any]) -> str:
+    """The integrator's client id; for client API calls, the customer's flow (25/s each, not shared)."""
+    context = (event.get("requestContext") or {}).get("authorizer") or {}
+    if context.get("correlationId"):
+        return f"flow:{context['correlationId']}"
+    return str(context.get("clientId") or f"source:{source_address(event)}")
 
 
 def entrypoint(
     app: APIGatewayRestResolver,
     *,
-    rate_key: Callable[[dict[str, Any]], str] = _authorized_client,
+    rate_key: Callable[[dict[str, Any]], str] = _authorized_caller,
     json_body: bool = True,
+    browser: bool = False,
 ) -> Handler:
     """The Lambda handler for ``app``, with the same decorator stack and edge checks everywhere."""
 
@@ -130,7 +159,10 @@ def entrypoint(
         except PhoneIdError as error:
             logger.info("request refused at the edge", extra={"code": error.code})
             metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
-            return errors.proxy_response(error, errors.request_fields(event.get("body")))
+            refused = errors.proxy_response(error, errors.request_fields(event.get("body")))
+            if browser:
+                refused["headers"]["Access-Control-Allow-Origin"] = "*"
+            return refused
         response: dict[str, Any] = app.resolve(event, context)
         metrics.add_metric(
             name=f"Responses{str(response['statusCode'])[0]}xx", unit=MetricUnit.Count, value=1

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from phoneid.domain.identity import DOB_PATTERN, SSN_PATTERN, dob_is_valid
+from phoneid.domain.possession import sms_template
 
 CORRELATION_ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 # RFC 3986 characters only; the 2048 limit replaced 128, the character set is unchanged.
@@ -78,6 +79,14 @@ class ResponseModel(BaseModel):
         }
 
 
+SmsMessage = Annotated[
+    str,
+    Field(
+        min_length=1, max_length=160, description="SMS text with one #### to ###### placeholder for the code"
+    ),
+]
+
+
 class StartRequest(RequestModel):
     flowType: Literal["desktop", "mobile"]
     finalTargetUrl: TargetUrl | None = Field(
@@ -89,6 +98,14 @@ class StartRequest(RequestModel):
     ssn: Ssn | None = None
     dob: Dob | None = None
     allowOTPRetry: StrictBool = False
+    smsMessage: SmsMessage | None = None
+
+    @field_validator("smsMessage", mode="after")
+    @classmethod
+    def _one_placeholder(cls, value: str | None) -> str | None:
+        if value is not None:
+            sms_template(value)
+        return value
 
     @field_validator("finalTargetUrl", mode="after")
     @classmethod
@@ -181,3 +198,50 @@ class TokenResponse(BaseModel):
     refresh_expires_in: int
     token_type: Literal["Bearer"] = "Bearer"
     expires_in: int
+
+
+# --- client API (called by the SDK with the flow's authToken) ---------------------------------
+
+
+class PhoneNumberRequest(RequestModel):
+    phoneNumber: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+
+
+class OtpRequest(RequestModel):
+    otp: Annotated[str, Field(pattern=r"^\d{4,6}$")]
+
+
+class OtpView(ResponseModel):
+    length: int
+    sent: bool
+    sendsLeft: int
+    entriesLeft: int
+    expiresAt: str | None = None
+
+
+class InstantLinkView(ResponseModel):
+    sent: bool
+    sendsLeft: int
+    expiresAt: str | None = None
+    websocketUrl: str | None = None
+
+
+class MobileAuthView(ResponseModel):
+    status: Literal["not-tried", "redirect", "passed", "failed"]
+    url: str | None = None
+
+
+class ClientSession(ResponseModel):
+    """What the client SDK needs to run possession for one flow."""
+
+    correlationId: str
+    flowType: Literal["desktop", "mobile"]
+    status: Literal["pending", "passed", "failed"]
+    phoneNumberNeeded: bool
+    numberChangeAllowed: bool
+    methods: list[Literal["mobile-auth", "otp", "instant-link"]]
+    mobileAuth: MobileAuthView | None = None
+    otp: OtpView | None = None
+    instantLink: InstantLinkView | None = None
+    lastError: str | None = None
+    expiresAt: str

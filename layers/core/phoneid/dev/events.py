@@ -34,6 +34,8 @@ def rest_event(
     authorizer: Mapping[str, Any] | None = None,
     source_ip: str = "127.0.0.1",
     stage: str = "live",
+    path_parameters: Mapping[str, str] | None = None,
+    domain_name: str = "localhost",
 ) -> dict[str, Any]:
     """A REST API (v1) Lambda proxy event."""
     request_id = str(uuid.uuid4())
@@ -45,7 +47,7 @@ def rest_event(
         "multiValueHeaders": {name: [value] for name, value in headers.items()},
         "queryStringParameters": dict(query) if query else None,
         "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
-        "pathParameters": None,
+        "pathParameters": dict(path_parameters) if path_parameters else None,
         "stageVariables": None,
         "requestContext": {
             "resourcePath": resource,
@@ -60,7 +62,7 @@ def rest_event(
             "authorizer": dict(authorizer) if authorizer else None,
             "accountId": "123456789012",
             "apiId": "local",
-            "domainName": "localhost",
+            "domainName": domain_name,
         },
         "body": body,
         "isBase64Encoded": False,
@@ -69,3 +71,28 @@ def rest_event(
 
 def method_arn(method: str, path: str, stage: str = "live") -> str:
     return f"arn:aws:execute-api:us-east-1:123456789012:local/{stage}/{method.upper()}{path}"
+
+
+def websocket_event(
+    *,
+    route_key: str,
+    connection_id: str,
+    query: Mapping[str, str] | None,
+    domain_name: str,
+    stage: str = "live",
+) -> dict[str, Any]:
+    """An API Gateway WebSocket API Lambda proxy event."""
+    return {
+        "requestContext": {
+            "routeKey": route_key,
+            "eventType": {"$connect": "CONNECT", "$disconnect": "DISCONNECT"}.get(route_key, "MESSAGE"),
+            "connectionId": connection_id,
+            "domainName": domain_name,
+            "stage": stage,
+            "apiId": "local",
+            "requestId": str(uuid.uuid4()),
+            "connectedAt": int(time.time() * 1000),
+        },
+        "queryStringParameters": dict(query) if query else None,
+        "isBase64Encoded": False,
+    }

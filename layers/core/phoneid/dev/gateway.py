@@ -28,7 +28,9 @@ class LocalGateway:
     def __init__(self, stack: LocalStack) -> None:
         self._stack = stack
         self._template = stack.template
-        self._authorizer_function, self._token_pattern = self._template.authorizer
+        self._routes = self._template.routes
+        self._authorizers = self._template.authorizers
+        self._cors = self._template.cors
 
     def _gateway_response(self, kind: str) -> HttpResponse:
         response = self._template.gateway_response(kind)
@@ -41,8 +43,17 @@ class LocalGateway:
         headers: Mapping[str, str],
         body: str | None,
         source_ip: str = "127.0.0.1",
+        query: Mapping[str, str] | None = None,
+        host: str = "localhost",
     ) -> HttpResponse:
-        route = next((r for r in self._template.routes if r.matches(method, path)), None)
+        if (
+            method.upper() == "OPTIONS"
+            and self._cors
+            and any(r.parameters(path) is not None for r in self._routes)
+        ):
+            # The CORS preflight is answered by API Gateway itself, without authorizer or function.
+            return HttpResponse(200, dict(self._cors), "")
+        route = next((r for r in self._routes if r.matches(method, path)), None)
         if route is None:
             # REST APIs answer an unknown path or method with 403 Missing Authentication Token.
             return self._gateway_response("MISSING_AUTHENTICATION_TOKEN")
@@ -50,8 +61,10 @@ class LocalGateway:
             return self._gateway_response("REQUEST_TOO_LARGE")
         lowered = {name.lower(): value for name, value in headers.items()}
         authorizer_context: dict[str, Any] | None = None
-        if route.authorized:
-            outcome = self._authorize(lowered.get("authorization"), route.method, route.path)
+        if route.authorizer is not None:
+            outcome = self._authorize(
+                route.authorizer, lowered.get("authorization"), route.method, route.path
+            )
             if isinstance(outcome, HttpResponse):
                 return outcome
             authorizer_context = outcome
@@ -63,6 +76,9 @@ class LocalGateway:
             body=body,
             authorizer=authorizer_context,
             source_ip=source_ip,
+            query=query,
+            path_parameters=route.parameters(path),
+            domain_name=host,
         )
         try:
             result = self._stack.invoke(route.function, event, LambdaContext(function_name=route.function))
@@ -72,13 +88,16 @@ class LocalGateway:
             )
         return self._from_proxy_result(result)
 
-    def _authorize(self, header: str | None, method: str, path: str) -> dict[str, Any] | HttpResponse:
-        if not header or not self._token_pattern.match(header):
+    def _authorize(
+        self, name: str, header: str | None, method: str, path: str
+    ) -> dict[str, Any] | HttpResponse:
+        authorizer = self._authorizers[name]
+        if not header or not authorizer.header_pattern.match(header):
             return self._gateway_response("UNAUTHORIZED")
         event = {"type": "TOKEN", "authorizationToken": header, "methodArn": method_arn(method, path)}
         try:
             policy = self._stack.invoke(
-                self._authorizer_function, event, LambdaContext(function_name=self._authorizer_function)
+                authorizer.function, event, LambdaContext(function_name=authorizer.function)
             )
         except Exception as error:
             kind = "UNAUTHORIZED" if str(error) == "Unauthorized" else "DEFAULT_5XX"

@@ -86,7 +86,12 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def render() -> str:
-    return json.dumps(generate(), indent=2, sort_keys=True) + "\n"
+    return json.dumps(generate(), indent=2, sort_keys=True, default=_plain) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    """Enums (parameter locations) as their values."""
+    return getattr(value, "value", str(value))
 
 
 if __name__ == "__main__":

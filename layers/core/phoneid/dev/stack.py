@@ -27,6 +27,7 @@ class LocalStack:
     parameters: Mapping[str, str]
     name: str = "phoneid-local"
     template: Template = field(default_factory=template)
+    overrides: dict[str, str] = field(default_factory=dict)
     physical_ids: dict[str, str] = field(default_factory=dict)
     attributes: dict[tuple[str, str], str] = field(default_factory=dict)
     # Like Lambda, an instance (a loaded module) serves one request at a time; more instances are
@@ -56,6 +57,15 @@ class LocalStack:
             self.attributes[(logical_id, "Arn")] = (
                 f"arn:aws:dynamodb:{self.aws_region}:{_ACCOUNT_ID}:table/{table_name}"
             )
+        sns = boto3.client("sns")
+        for logical_id in self.template.of_type("AWS::SNS::Topic"):
+            arn = sns.create_topic(Name=f"{self.name}-{logical_id}")["TopicArn"]
+            self.physical_ids[logical_id] = arn
+            self.attributes[(logical_id, "TopicArn")] = arn
+        apis = boto3.client("apigatewayv2")
+        for logical_id, props in self.template.of_type("AWS::ApiGatewayV2::Api").items():
+            created = apis.create_api(Name=f"{self.name}-{logical_id}", ProtocolType=props["ProtocolType"])
+            self.physical_ids[logical_id] = created["ApiId"]
         kms = boto3.client("kms")
         for logical_id, props in self.template.of_type("AWS::KMS::Key").items():
             metadata = kms.create_key(
@@ -73,7 +83,8 @@ class LocalStack:
         if isinstance(value, dict) and len(value) == 1:
             ((key, argument),) = value.items()
             if key == "Ref":
-                return self.parameters.get(argument) or self.physical_ids[argument]
+                parameters = {**self.template.parameter_defaults(), **self.parameters}
+                return parameters[argument] if argument in parameters else self.physical_ids[argument]
             if key == "Fn::GetAtt":
                 return self.attributes[(argument[0], argument[1])]
             if key == "Fn::Sub" and isinstance(argument, str):
@@ -102,12 +113,15 @@ class LocalStack:
         return re.sub(r"\$\{([^}]+)\}", replace, text)
 
     def environment(self, function: Function | None = None) -> dict[str, str]:
-        """Resolved environment of one function, or the union of all (they share one process here)."""
+        """Resolved environment of one function, or the union of all (they share one process here).
+
+        ``overrides`` replace what only exists in AWS (the public URLs of the APIs) with local ones.
+        """
         functions = [function] if function else list(self.template.functions.values())
         env: dict[str, str] = {}
         for each in functions:
             env.update({name: self.resolve(value) for name, value in each.environment.items()})
-        return env
+        return {**env, **{k: v for k, v in self.overrides.items() if k in env}}
 
     # --- handlers ----------------------------------------------------------------------------
 

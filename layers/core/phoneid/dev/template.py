@@ -67,12 +67,34 @@ for _tag in _TAGS:
 @dataclass(frozen=True)
 class Route:
     method: str  # upper case
-    path: str
+    path: str  # as in the template, e.g. /l/{token}
     function: str  # logical id
-    authorized: bool
+    authorizer: str | None  # name of the Lambda authorizer, None for an open route
+
+    @property
+    def authorized(self) -> bool:
+        return self.authorizer is not None
+
+    def _pattern(self) -> re.Pattern[str]:
+        parts = re.split(r"(\{[^/}]+\})", self.path)
+        regex = "".join(
+            f"(?P<{part[1:-1]}>[^/]+)" if part.startswith("{") else re.escape(part) for part in parts
+        )
+        return re.compile(f"^{regex}$")
+
+    def parameters(self, path: str) -> dict[str, str] | None:
+        """The path parameters when ``path`` is this route's path, else None."""
+        found = self._pattern().match(path)
+        return dict(found.groupdict()) if found else None
 
     def matches(self, method: str, path: str) -> bool:
-        return self.method == method.upper() and self.path == path
+        return self.method == method.upper() and self.parameters(path) is not None
+
+
+@dataclass(frozen=True)
+class Authorizer:
+    function: str
+    header_pattern: re.Pattern[str]
 
 
 @dataclass(frozen=True)
@@ -146,7 +168,8 @@ class Template:
 
     @property
     def routes(self) -> list[Route]:
-        api_name, _ = self.api
+        api_name, api = self.api
+        default = api.get("Auth", {}).get("DefaultAuthorizer")
         routes = []
         for name, props in self.of_type("AWS::Serverless::Function").items():
             for event in props.get("Events", {}).values():
@@ -155,18 +178,50 @@ class Template:
                 spec = event["Properties"]
                 if spec.get("RestApiId", {}).get("Ref") != api_name:
                     continue
-                authorizer = spec.get("Auth", {}).get("Authorizer")
-                routes.append(Route(spec["Method"].upper(), spec["Path"], name, authorizer != "NONE"))
+                authorizer = spec.get("Auth", {}).get("Authorizer", default)
+                routes.append(
+                    Route(
+                        spec["Method"].upper(),
+                        spec["Path"],
+                        name,
+                        None if authorizer == "NONE" else authorizer,
+                    )
+                )
         return routes
 
     @property
-    def authorizer(self) -> tuple[str, re.Pattern[str]]:
-        """The TOKEN authorizer's function and the header pattern API Gateway checks before calling it."""
+    def authorizers(self) -> dict[str, Authorizer]:
+        """The TOKEN authorizers: their functions and the header pattern API Gateway checks first."""
         _, props = self.api
-        auth = props["Auth"]
-        spec = auth["Authorizers"][auth["DefaultAuthorizer"]]
-        function = spec["FunctionArn"]["Fn::GetAtt"][0]
-        return function, re.compile(spec["Identity"]["ValidationExpression"])
+        return {
+            name: Authorizer(
+                function=spec["FunctionArn"]["Fn::GetAtt"][0],
+                header_pattern=re.compile(spec["Identity"]["ValidationExpression"]),
+            )
+            for name, spec in props["Auth"]["Authorizers"].items()
+        }
+
+    @property
+    def cors(self) -> dict[str, str]:
+        """The headers API Gateway's CORS preflight answers with (empty: no CORS)."""
+        _, props = self.api
+        spec = props.get("Cors") or {}
+        names = {
+            "AllowOrigin": "Access-Control-Allow-Origin",
+            "AllowHeaders": "Access-Control-Allow-Headers",
+            "AllowMethods": "Access-Control-Allow-Methods",
+            "MaxAge": "Access-Control-Max-Age",
+        }
+        return {names[key]: str(value).strip("'") for key, value in spec.items() if key in names}
+
+    @property
+    def websocket_function(self) -> str:
+        """The function behind the WebSocket API's routes."""
+        for props in self.of_type("AWS::ApiGatewayV2::Integration").values():
+            found = re.search(r"\$\{(\w+)\.Arn\}", props["IntegrationUri"]["Fn::Sub"])
+            if found:
+                return found.group(1)
+        raise ValueError("the template declares no WebSocket integration")
 
     def gateway_response(self, kind: str) -> GatewayResponse:
         """A gateway response as configured, falling back to DEFAULT_4XX/5XX like API Gateway does."""

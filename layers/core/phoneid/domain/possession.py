@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from phoneid.domain.errors import MalformedRequest, PhoneIdError, StepOutOfOrder
+from phoneid.domain.errors import PhoneIdError, StepOutOfOrder
 
 OTP_LIFETIME = timedelta(minutes=2)
 LINK_LIFETIME = timedelta(minutes=3)
@@ -21,7 +21,7 @@ MAX_OTP_ENTRIES_WITH_RETRY = 3
 MAX_NUMBERS = 3  # phone numbers the customer may enter (the first and two changes)
 DEFAULT_OTP_LENGTH = 6
 DEFAULT_OTP_MESSAGE = "{code} is your verification code. It expires in 2 minutes."
-_PLACEHOLDER = re.compile(r"#{4,6}")
+_HASHES = re.compile(r"#+")
 
 
 class Method(StrEnum):
@@ -70,12 +70,10 @@ def sms_template(message: str | None) -> tuple[str, int]:
     """The SMS text with a ``{code}`` slot and the code length its ``####`` placeholder asks for."""
     if message is None:
         return DEFAULT_OTP_MESSAGE, DEFAULT_OTP_LENGTH
-    placeholders = _PLACEHOLDER.findall(message)
-    if len(placeholders) != 1 or "{" in message or "}" in message:
-        raise MalformedRequest(
-            problems={"smsMessage": "must contain exactly one placeholder of 4 to 6 '#' and no braces"}
-        )
-    return _PLACEHOLDER.sub("{code}", message, count=1), len(placeholders[0])
+    runs = _HASHES.findall(message)
+    if len(runs) != 1 or not 4 <= len(runs[0]) <= 6 or "{" in message or "}" in message:
+        raise ValueError("must contain exactly one placeholder of 4 to 6 '#' (and no other '#' or braces)")
+    return _HASHES.sub("{code}", message, count=1), len(runs[0])
 
 
 @dataclass(frozen=True)

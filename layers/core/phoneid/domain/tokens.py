@@ -31,6 +31,14 @@ CLOCK_SKEW = timedelta(seconds=30)
 
 
 @dataclass(frozen=True)
+class FlowToken:
+    """Which flow an authToken opened: the client API acts for this session only."""
+
+    client_id: str
+    correlation_id: str
+
+
+@dataclass(frozen=True)
 class Audience:
     """Issuer and audiences of one stack (one tier in one region)."""
 

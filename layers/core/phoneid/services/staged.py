@@ -26,7 +26,7 @@ from phoneid.domain.evaluation import Evaluation, Signals, describe, evaluate
 from phoneid.domain.flow import Step, next_map
 from phoneid.domain.identity import Address, Claimed, Identity, match, ssn_digits
 from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, Region, mask, parse_phone
-from phoneid.domain.possession import Method, PossessionState, passed
+from phoneid.domain.possession import Method, PossessionState, passed, sms_template
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import SESSION_LIFETIME, Challenge, Possession, Session
 from phoneid.domain.tokens import Audience
@@ -70,7 +70,8 @@ class StagedFlow:
 
     # --- start -------------------------------------------------------------------------------
 
-    def start(self, caller: Caller, request: StartRequest) -> StartResponse:
+    def start(self, caller: Caller, request: StartRequest, api_base: str) -> StartResponse:
+        """``api_base`` is where the client SDK reaches the client API; the authToken carries it."""
         phone = self._phone(caller, request.phoneNumber, request.flowType)
         possession = PossessionState()
         scenario = None
@@ -79,6 +80,7 @@ class StagedFlow:
             scenario = user.scenario.value
             if user.possession_without_client:
                 possession = passed(possession, Method.PRESET)
+        sms_message, otp_length = sms_template(request.smsMessage)
         now = self._clock.now()
         session = Session(
             client_id=caller.client_id,
@@ -92,6 +94,8 @@ class StagedFlow:
             allow_otp_retry=request.allowOTPRetry,
             final_target_url=request.finalTargetUrl,
             sandbox_scenario=scenario,
+            sms_message=sms_message,
+            otp_length=otp_length,
         )
         self._sessions.create(session)
         logger.info(
@@ -104,7 +108,7 @@ class StagedFlow:
             },
         )
         return StartResponse(
-            authToken=self._auth_token(session),
+            authToken=self._auth_token(session, api_base),
             correlationId=session.correlation_id,
             next=next_map(Step.VALIDATE),
         )
@@ -133,7 +137,7 @@ class StagedFlow:
             )
         return phone
 
-    def _auth_token(self, session: Session) -> str:
+    def _auth_token(self, session: Session, api_base: str) -> str:
         claims = tokens.claims_for(
             audience=self._audience.client_sdk,
             issuer=self._audience.issuer,
@@ -141,7 +145,7 @@ class StagedFlow:
             token_use="client",
             now=session.created_at,
             lifetime=SESSION_LIFETIME,
-            extra={"cid": session.client_id, "flowType": session.flow_type},
+            extra={"cid": session.client_id, "flowType": session.flow_type, "api": api_base},
         )
         return tokens.encode(claims, self._signer)
 

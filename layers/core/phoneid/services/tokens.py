@@ -12,7 +12,7 @@ from phoneid.domain import tokens
 from phoneid.domain.clients import Caller, Client
 from phoneid.domain.credentials import hash_token, new_refresh_token, verify_secret
 from phoneid.domain.errors import MalformedRequest, Unauthorized
-from phoneid.domain.tokens import ACCESS_TOKEN_LIFETIME, REFRESH_TOKEN_LIFETIME, Audience
+from phoneid.domain.tokens import ACCESS_TOKEN_LIFETIME, REFRESH_TOKEN_LIFETIME, Audience, FlowToken
 from phoneid.ports import ClientStore, Clock, RefreshTokenStore, TokenSigner
 
 # Exactly "Bearer <jwt>": missing characters or stray whitespace are a 401 (SPEC Authentication 6).
@@ -67,6 +67,24 @@ class TokenService:
         if not self._usable(client):
             raise Unauthorized()
         return client.as_caller()
+
+    def authorize_flow(self, authorization: str | None) -> FlowToken:
+        """The flow an SDK's ``Authorization: Bearer <authToken>`` belongs to, or Unauthorized."""
+        found = _BEARER.match(authorization or "")
+        if not found:
+            raise Unauthorized("Unauthorized request: expected 'Authorization: Bearer <authToken>'")
+        claims = tokens.verify(
+            found.group(1),
+            jwks=[self._signer.public_jwk()],
+            issuer=self._audience.issuer,
+            audience=self._audience.client_sdk,
+            token_use="client",
+            now=self._clock.now(),
+        )
+        client_id = claims.get("cid")
+        if not isinstance(client_id, str) or not self._usable(self._clients.get(client_id)):
+            raise Unauthorized()
+        return FlowToken(client_id=client_id, correlation_id=str(claims["sub"]))
 
     def _usable(self, client: Client | None) -> TypeIs[Client]:
         return (

@@ -1,0 +1,15 @@
+"""POST /client/v1/otp/verify: one entry of the code the customer received."""
+
+from phoneid.api.http import entrypoint, flow_token, make_app
+from phoneid.api.models import ClientSession, OtpRequest
+from phoneid.bootstrap import container
+
+app = make_app(browser=True)
+
+
+@app.post("/client/v1/otp/verify")
+def verify_otp(request: OtpRequest) -> ClientSession:
+    return container().possession.verify_otp(flow_token(app), request.otp)
+
+
+handler = entrypoint(app, browser=True)

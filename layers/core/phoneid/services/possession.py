@@ -1,0 +1,454 @@
+"""The client API: what the customer's device does between /v3/start and /v3/validate.
+
+Every outcome is recorded on the session with one conditional write (``SessionSteps.update``), so
+``validate`` (and the unified flow's status) read one truth. Messages are sent only after the write
+that counts them has succeeded, so a retried write never sends twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import replace
+from datetime import datetime
+
+from aws_lambda_powertools import Logger
+
+from phoneid.api.models import ClientSession, InstantLinkView, MobileAuthView, OtpView
+from phoneid.domain import possession as rules
+from phoneid.domain.clients import Caller, Client, Flag
+from phoneid.domain.errors import InvalidCorrelationId, MalformedRequest, PhoneIdError, UnauthorizedForCountry
+from phoneid.domain.flow import Step
+from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, mask, parse_phone
+from phoneid.domain.possession import (
+    LINK_LIFETIME,
+    OTP_LIFETIME,
+    Method,
+    MobileAuth,
+    PossessionClosed,
+    PossessionLimit,
+    PossessionState,
+    Status,
+)
+from phoneid.domain.sandbox import Catalogue, TestUser
+from phoneid.domain.session import Session, Socket
+from phoneid.domain.tokens import FlowToken
+from phoneid.ports import (
+    CarrierVerifier,
+    ClientStore,
+    Clock,
+    CodeMac,
+    SessionStore,
+    SmsSender,
+    SocketNotifier,
+)
+from phoneid.services.budget import SendBudget
+from phoneid.services.sessions import SessionSteps
+from phoneid.services.staged import Stack
+
+logger = Logger(child=True)
+
+# The steps during which a session accepts possession work.
+POSSESSION_STEPS = frozenset({Step.VALIDATE})
+
+SANDBOX_CODE = "1234"
+LINK_MESSAGE = "Tap to verify your phone number: {link} (expires in 3 minutes)"
+
+
+class MethodUnavailable(PossessionLimit):
+    default_message = "This possession method is not available for this flow"
+
+
+class LinkUnusable(PhoneIdError):
+    """An Instant Link that is unknown, used, replaced by a newer one, or expired."""
+
+    code = 8008
+    status = 410
+    default_message = "This link has expired or was already used"
+
+
+def secret_hash(secret: str) -> str:
+    """Links and OIDC states carry 128+ random bits, so SHA-256 stores them safely."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Possession:
+    def __init__(
+        self,
+        *,
+        steps: SessionSteps,
+        sessions: SessionStore,
+        clients: ClientStore,
+        catalogue: Catalogue | None,
+        sms: SmsSender,
+        mac: CodeMac,
+        carrier: CarrierVerifier | None,
+        notifier: SocketNotifier,
+        budget: SendBudget,
+        clock: Clock,
+        stack: Stack,
+        websocket_url: str | None,
+    ) -> None:
+        self._steps = steps
+        self._sessions = sessions
+        self._clients = clients
+        self._catalogue = catalogue
+        self._sms = sms
+        self._mac = mac
+        self._carrier = carrier
+        self._notifier = notifier
+        self._budget = budget
+        self._clock = clock
+        self._stack = stack
+        self._websocket_url = websocket_url
+
+    # --- what the client needs ---------------------------------------------------------------
+
+    def view(self, token: FlowToken) -> ClientSession:
+        return self._view(self._steps.load(token.client_id, token.correlation_id))
+
+    def _user(self, session: Session) -> TestUser | None:
+        return self._catalogue.find(session.phone_number) if self._catalogue else None
+
+    def _client(self, session: Session) -> Client:
+        client = self._clients.get(session.client_id)
+        if client is None or not client.enabled:
+            raise InvalidCorrelationId()
+        return client
+
+    def _mobile_auth_offered(self, session: Session) -> bool:
+        if session.flow_type != "mobile":
+            return False
+        user = self._user(session)
+        if user is not None:
+            return user.signals.get("mobileAuth") in ("pass", "fail")
+        return self._carrier is not None and (session.phone_number is not None or self._stack.region == "US")
+
+    def _otp_offered(self, session: Session) -> bool:
+        if session.flow_type != "mobile":
+            return False
+        user = self._user(session)
+        # Sandbox users scripted with "no fallback" fail when Mobile Auth fails.
+        return user is None or user.signals.get("otpFallback", True) is not False
+
+    def _methods(self, session: Session) -> list[Method]:
+        state = session.possession
+        if state.decided or session.next_step not in POSSESSION_STEPS:
+            return []
+        if session.flow_type == "desktop":
+            return [Method.INSTANT_LINK]
+        methods = []
+        if self._mobile_auth_offered(session) and state.mobile_auth in (
+            MobileAuth.NOT_TRIED,
+            MobileAuth.REDIRECTED,
+        ):
+            methods.append(Method.MOBILE_AUTH)
+        if self._otp_offered(session):
+            methods.append(Method.OTP)
+        return methods
+
+    def _view(self, session: Session, redirect: str | None = None) -> ClientSession:
+        state = session.possession
+        limits = self._rules(session)
+        otp = link = None
+        if session.flow_type == "mobile":
+            otp = OtpView(
+                length=session.otp_length if self._catalogue is None else len(SANDBOX_CODE),
+                sent=state.code_sent_at is not None,
+                sendsLeft=rules.sends_left(state),
+                entriesLeft=rules.entries_left(state, limits),
+                expiresAt=_iso(state.code_sent_at + OTP_LIFETIME) if state.code_sent_at else None,
+            )
+        else:
+            link = InstantLinkView(
+                sent=state.link_sent_at is not None,
+                sendsLeft=rules.sends_left(state),
+                expiresAt=_iso(state.link_sent_at + LINK_LIFETIME) if state.link_sent_at else None,
+                websocketUrl=self._websocket_url,
+            )
+        mobile_auth = None
+        if self._mobile_auth_offered(session):
+            status = {
+                MobileAuth.NOT_TRIED: "not-tried",
+                MobileAuth.REDIRECTED: "redirect" if redirect else "not-tried",
+                MobileAuth.PASSED: "passed",
+                MobileAuth.FAILED: "failed",
+            }[state.mobile_auth]
+            mobile_auth = MobileAuthView(status=status, url=redirect)
+        return ClientSession(
+            correlationId=session.correlation_id,
+            flowType=session.flow_type,
+            status=state.status.value,
+            phoneNumberNeeded=session.phone_number is None,
+            numberChangeAllowed=limits.number_change_enabled,
+            methods=[m.value for m in self._methods(session)],
+            mobileAuth=mobile_auth,
+            otp=otp,
+            instantLink=link,
+            lastError=state.last_error,
+            expiresAt=_iso(session.expires_at),
+        )
+
+    def _rules(self, session: Session) -> rules.Rules:
+        client = self._clients.get(session.client_id)
+        return rules.Rules(
+            allow_otp_retry=session.allow_otp_retry,
+            number_change_enabled=client is not None and Flag.PHONE_NUMBER_CHANGE in client.flags,
+        )
+
+    @staticmethod
+    def _require_open(session: Session, method: Method, methods: list[Method]) -> None:
+        if session.next_step not in POSSESSION_STEPS:
+            raise PossessionClosed("This session no longer accepts possession steps")
+        session.possession.require_pending()
+        if method not in methods:
+            raise MethodUnavailable(f"{method.value} is not available for this flow")
+
+    # --- Mobile Auth -------------------------------------------------------------------------
+
+    def mobile_auth(self, token: FlowToken, redirect_uri: str) -> ClientSession:
+        state_secret = secrets.token_urlsafe(32)
+        carrier = self._carrier
+
+        def decide(session: Session) -> tuple[Session, None]:
+            self._require_open(session, Method.MOBILE_AUTH, self._methods(session))
+            possession = replace(
+                session.possession,
+                mobile_auth=MobileAuth.REDIRECTED,
+                mobile_auth_state=secret_hash(state_secret),
+            )
+            return replace(session, possession=possession), None
+
+        session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
+        self._sessions.put_pointer("mobile-auth", secret_hash(state_secret), session)
+        assert carrier is not None  # offered only when configured
+        redirect = carrier.begin(
+            state=state_secret, redirect_uri=redirect_uri, phone_number=session.phone_number
+        )
+        return self._view(session, redirect=redirect.url)
+
+    def mobile_auth_callback(self, state: str, code: str | None, redirect_uri: str) -> ClientSession:
+        """The operator's redirect: exchange the code, ask the network, record the answer once."""
+        pointer = self._sessions.find_pointer("mobile-auth", secret_hash(state), self._clock.now())
+        if pointer is None:
+            raise InvalidCorrelationId("Unknown or expired Mobile Auth state")
+        session = self._steps.load(*pointer)
+        carrier = self._carrier
+        if carrier is None or session.possession.mobile_auth_state != secret_hash(state):
+            raise InvalidCorrelationId("Unknown or expired Mobile Auth state")
+        result = (
+            carrier.finish(code=code, redirect_uri=redirect_uri, phone_number=session.phone_number)
+            if code
+            else None
+        )
+
+        def decide(current: Session) -> tuple[Session, None]:
+            possession = current.possession
+            if (
+                possession.mobile_auth_state != secret_hash(state)
+                or possession.mobile_auth != MobileAuth.REDIRECTED
+            ):
+                raise InvalidCorrelationId("This Mobile Auth state was already used")
+            possession = replace(possession, mobile_auth_state=None)
+            if result is not None and result.verified:
+                number = current.phone_number or result.phone_number
+                updated = replace(possession, mobile_auth=MobileAuth.PASSED)
+                return replace(
+                    current, possession=rules.passed(updated, Method.MOBILE_AUTH), phone_number=number
+                ), None
+            possession = replace(possession, mobile_auth=MobileAuth.FAILED, last_error="mobile-auth-failed")
+            if not self._otp_offered(current):
+                possession = rules.failed(possession, Method.MOBILE_AUTH, "mobile-auth-failed")
+            return replace(current, possession=possession), None
+
+        session, _ = self._steps.update(*pointer, decide)
+        logger.info(
+            "mobile auth",
+            extra={"correlationId": session.correlation_id, "status": session.possession.mobile_auth.value},
+        )
+        return self._view(session)
+
+    # --- SMS: OTP and Instant Link -----------------------------------------------------------
+
+    def _number(self, session: Session, text: str | None) -> PhoneNumber | None:
+        """A number the customer typed, checked like the one at start, and able to receive SMS."""
+        if text is None:
+            if session.phone_number is None:
+                raise MalformedRequest(
+                    problems={"phoneNumber": "is required: no number is known for this flow"}
+                )
+            return None
+        try:
+            phone = parse_phone(text, self._stack.region)
+        except InvalidPhoneNumber as error:
+            raise MalformedRequest(problems={"phoneNumber": str(error)}) from None
+        client = self._client(session)
+        if phone.region != self._stack.region or not client.as_caller().may_use_country(phone.country):
+            raise UnauthorizedForCountry(
+                f"Unauthorized for country: cannot send to numbers of {phone.country}"
+            )
+        if not phone.mobile_capable:
+            raise MalformedRequest(problems={"phoneNumber": "cannot receive SMS (not a mobile number)"})
+        if self._catalogue is not None:
+            self._catalogue.select(phone.e164, Caller(client.client_id, client.solution))
+        return phone
+
+    def _prepare_send(
+        self, token: FlowToken, method: Method, phone_text: str | None
+    ) -> tuple[Session, PhoneNumber | None]:
+        session = self._steps.load(token.client_id, token.correlation_id)
+        self._require_open(session, method, self._methods(session))
+        phone = self._number(session, phone_text)
+        destination = phone.e164 if phone else session.phone_number
+        assert destination is not None
+        self._budget.spend(destination, session.client_id)
+        return session, phone
+
+    def _with_number(self, session: Session, phone: PhoneNumber | None) -> tuple[Session, bool]:
+        if phone is None or phone.e164 == session.phone_number:
+            return session, False
+        user = self._catalogue.find(phone.e164) if self._catalogue else None
+        scenario = user.scenario.value if user else session.sandbox_scenario
+        return replace(session, phone_number=phone.e164, sandbox_scenario=scenario), True
+
+    def send_otp(self, token: FlowToken, phone_text: str | None) -> ClientSession:
+        _, phone = self._prepare_send(token, Method.OTP, phone_text)
+        limits: rules.Rules | None = None
+        code_holder: list[str] = []
+
+        def decide(session: Session) -> tuple[Session, None]:
+            nonlocal limits
+            self._require_open(session, Method.OTP, self._methods(session))
+            limits = self._rules(session)
+            session, new_number = self._with_number(session, phone)
+            state = rules.before_send(
+                session.possession, limits, new_number=new_number or session.possession.numbers == 0
+            )
+            code = self._new_code(session)
+            code_holder[:] = [code]
+            digest = self._mac.digest(_mac_message(session.correlation_id, state.sends, code))
+            return replace(session, possession=rules.otp_sent(state, digest, self._clock.now())), None
+
+        session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
+        assert session.phone_number is not None
+        self._sms.send(session.phone_number, self._otp_text(session, code_holder[0]))
+        logger.info(
+            "otp sent",
+            extra={
+                "correlationId": session.correlation_id,
+                "phone": mask(session.phone_number),
+                "sends": session.possession.sends,
+            },
+        )
+        return self._view(session)
+
+    def _new_code(self, session: Session) -> str:
+        user = self._user(session)
+        if user is not None:
+            # Sandbox: 1234 passes for users scripted so; for the others no code passes.
+            return SANDBOX_CODE if user.signals.get("otp") == SANDBOX_CODE else secrets.token_hex(16)
+        return "".join(secrets.choice("0123456789") for _ in range(session.otp_length))
+
+    def _otp_text(self, session: Session, code: str) -> str:
+        if self._catalogue is not None:
+            return f"PhoneID Sandbox: enter {SANDBOX_CODE} to pass or 1111 to fail"
+        template = session.sms_message or rules.DEFAULT_OTP_MESSAGE
+        return template.format(code=code)
+
+    def verify_otp(self, token: FlowToken, otp: str) -> ClientSession:
+        def decide(session: Session) -> tuple[Session, None]:
+            if session.next_step not in POSSESSION_STEPS:
+                raise PossessionClosed("This session no longer accepts possession steps")
+            state = session.possession
+            correct = state.code_digest is not None and self._mac.matches(
+                _mac_message(session.correlation_id, state.sends, otp), state.code_digest
+            )
+            updated = rules.otp_entered(state, self._rules(session), correct, self._clock.now())
+            return replace(session, possession=updated), None
+
+        session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
+        logger.info(
+            "otp entered",
+            extra={"correlationId": session.correlation_id, "status": session.possession.status.value},
+        )
+        return self._view(session)
+
+    def send_link(self, token: FlowToken, phone_text: str | None, link_base: str) -> ClientSession:
+        _, phone = self._prepare_send(token, Method.INSTANT_LINK, phone_text)
+        link_token = secrets.token_urlsafe(24)  # 192 bits
+
+        def decide(session: Session) -> tuple[Session, None]:
+            self._require_open(session, Method.INSTANT_LINK, self._methods(session))
+            session, new_number = self._with_number(session, phone)
+            state = rules.before_send(
+                session.possession,
+                self._rules(session),
+                new_number=new_number or session.possession.numbers == 0,
+            )
+            updated = rules.link_sent(state, secret_hash(link_token), self._clock.now())
+            return replace(session, possession=updated), None
+
+        session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
+        self._sessions.put_pointer("link", secret_hash(link_token), session)
+        assert session.phone_number is not None
+        self._sms.send(session.phone_number, LINK_MESSAGE.format(link=f"{link_base}/l/{link_token}"))
+        logger.info(
+            "instant link sent",
+            extra={
+                "correlationId": session.correlation_id,
+                "phone": mask(session.phone_number),
+                "sends": session.possession.sends,
+            },
+        )
+        return self._view(session)
+
+    def select_link(self, link_token: str) -> str:
+        """The customer opened the link on the phone: record possession, tell the desktop, redirect."""
+        digest = secret_hash(link_token)
+        pointer = self._sessions.find_pointer("link", digest, self._clock.now())
+        if pointer is None:
+            raise LinkUnusable()
+
+        def decide(session: Session) -> tuple[Session, None]:
+            state = session.possession
+            if session.next_step not in POSSESSION_STEPS or state.decided or state.link_digest != digest:
+                raise LinkUnusable()
+            try:
+                updated = rules.link_selected(state, self._clock.now())
+            except PhoneIdError:
+                raise LinkUnusable() from None
+            return replace(session, possession=updated), None
+
+        try:
+            session, _ = self._steps.update(*pointer, decide)
+        except InvalidCorrelationId:
+            raise LinkUnusable() from None
+        if session.socket is not None:
+            self._notifier.notify(
+                session.socket.endpoint,
+                session.socket.connection_id,
+                {"type": "possession", "status": session.possession.status.value},
+            )
+        logger.info("instant link selected", extra={"correlationId": session.correlation_id})
+        assert session.final_target_url is not None
+        return session.final_target_url
+
+    def connect_socket(self, token: FlowToken, endpoint: str, connection_id: str) -> None:
+        def decide(session: Session) -> tuple[Session, None]:
+            if session.flow_type != "desktop":
+                raise MethodUnavailable("Only desktop flows wait on a WebSocket")
+            return replace(session, socket=Socket(endpoint, connection_id)), None
+
+        self._steps.update(token.client_id, token.correlation_id, decide)
+
+
+def _mac_message(correlation_id: str, send_number: int, code: str) -> str:
+    # Bound to the session and to the send: a code is worthless in another session or after a resend.
+    return f"{correlation_id}:{send_number}:{code}"
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+__all__ = ["FlowToken", "LinkUnusable", "MethodUnavailable", "Possession", "PossessionState", "Status"]
