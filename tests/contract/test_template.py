@@ -105,7 +105,12 @@ def test_only_token_keys_and_the_customers_phone_reach_the_api_without_a_bearer_
     open_routes = {route.path for route in template().routes if not route.authorized}
     # /token and the public keys; the operator's Mobile Auth redirect and the Instant Link opened on
     # the phone carry their own single-use secrets instead.
-    assert open_routes == {"/token", "/.well-known/jwks.json", "/client/v1/mobile-auth/callback", "/l/{token}"}
+    assert open_routes == {
+        "/token",
+        "/.well-known/jwks.json",
+        "/client/v1/mobile-auth/callback",
+        "/l/{token}",
+    }
     by_authorizer = {route.path: route.authorizer for route in template().routes if route.authorized}
     assert all(
         authorizer == ("AccessTokenAuthorizer" if path.startswith("/v3/") else "FlowTokenAuthorizer")
