@@ -131,6 +131,16 @@ def source_address(event: dict[str, Any]) -> str:
     return str(((event.get("requestContext") or {}).get("identity") or {}).get("sourceIp") or "unknown")
 
 
+def _as_json(event: dict[str, Any]) -> None:
+    """The body was checked to be a JSON object: read it as JSON whatever Content-Type was sent."""
+    for field in ("headers", "multiValueHeaders"):
+        headers = event.get(field) or {}
+        for name in [n for n in headers if n.lower() == "content-type"]:
+            del headers[name]
+        headers["Content-Type"] = ["application/json"] if field == "multiValueHeaders" else "application/json"
+        event[field] = headers
+
+
 def _authorized_caller(event: dict[str, Any]) -> str:
     """The integrator's client id; for client API calls, the customer's flow (25/s each, not shared)."""
     context = (event.get("requestContext") or {}).get("authorizer") or {}
@@ -156,6 +166,7 @@ def entrypoint(
             container().rate_limit.check(rate_key(event))
             if json_body:
                 _check_json_body(event)
+                _as_json(event)
         except PhoneIdError as error:
             logger.info("request refused at the edge", extra={"code": error.code})
             metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)

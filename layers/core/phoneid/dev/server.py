@@ -1,26 +1,35 @@
 """``phoneid dev``: the whole stack on 127.0.0.1 with no Docker and no AWS account.
 
-An HTTP server turns requests into API Gateway REST proxy events and runs the authorizer and the
-handlers of ``template.yaml`` in this process; AWS is moto's server, which other processes (the
-``phoneid`` CLI, the AWS CLI) reach at the printed endpoint.
+An HTTP server turns requests into API Gateway REST proxy events and runs the authorizers and the
+handlers of ``template.yaml`` in this process; it also serves the WebSocket API (and its management
+endpoint, which handlers reach through boto3 as they would in AWS), the web SDK and a demo
+integrator. AWS is moto's server, which other processes (the ``phoneid`` CLI, the AWS CLI) reach at
+the printed endpoint. Every SMS is printed and listed at ``/_local/outbox``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import sys
 import time
+import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from phoneid.dev.emulation import MotoServer
+from phoneid.dev.events import LambdaContext, websocket_event
 from phoneid.dev.gateway import LocalGateway
+from phoneid.dev.outbox import Outbox
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import ROOT
 
 # Where a running stack tells other processes (the CLI with --local) how to reach it.
 STATE_FILE = Path(os.environ.get("PHONEID_DEV_STATE", ROOT / ".phoneid" / "dev.json"))
+WEB_CLIENT = ROOT / "clients" / "web"
 
 
 def _log(line: str) -> None:
@@ -30,10 +39,17 @@ def _log(line: str) -> None:
 class DevStack:
     """moto, the provisioned template and the gateway: everything but the HTTP listener."""
 
-    def __init__(self, tier: str, region: str, moto_port: int | None = None) -> None:
+    def __init__(self, tier: str, region: str, base_url: str, moto_port: int | None = None) -> None:
         self.moto = MotoServer(moto_port).start()
+        ws_base = base_url.replace("http", "ws", 1)
         self.stack = LocalStack(
-            parameters={"Tier": tier, "Region": region, "LogLevel": "WARNING"}
+            parameters={"Tier": tier, "Region": region, "LogLevel": "WARNING"},
+            # What API Gateway would give in AWS, served by this process instead.
+            overrides={
+                "PUBLIC_BASE_URL": base_url,
+                "WEBSOCKET_URL": f"{ws_base}/_ws",
+                "WEBSOCKET_MANAGEMENT_URL": f"{base_url}/_ws-management",
+            },
         ).provision()
         os.environ.update(self.stack.environment())
         os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
@@ -41,8 +57,9 @@ class DevStack:
         from phoneid import bootstrap
 
         bootstrap.reset()
-        self.tier, self.region = tier, region
+        self.tier, self.region, self.base_url = tier, region, base_url
         self.gateway = LocalGateway(self.stack)
+        self.outbox = Outbox()
 
     def create_client(self, **spec: Any) -> dict[str, str]:
         from phoneid.bootstrap import container
@@ -69,7 +86,14 @@ def build_app(dev: DevStack) -> Any:
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
-    from starlette.routing import Route
+    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.staticfiles import StaticFiles
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    from phoneid.dev.demo import demo_routes
+
+    sockets: dict[str, WebSocket] = {}
+    websocket_function = dev.stack.template.websocket_function
 
     async def local_clients(request: Request) -> Response:
         try:
@@ -84,6 +108,51 @@ def build_app(dev: DevStack) -> Any:
     async def local_info(request: Request) -> Response:
         return JSONResponse({"tier": dev.tier, "region": dev.region, "awsEndpointUrl": dev.moto.endpoint_url})
 
+    async def local_outbox(request: Request) -> Response:
+        return JSONResponse(dev.outbox.messages())
+
+    async def websocket_api(websocket: WebSocket) -> None:
+        """The WebSocket API: $connect decides, then the connection waits for pushes."""
+        connection_id = uuid.uuid4().hex[:16]
+        host = websocket.headers.get("host", "localhost")
+
+        def invoke(route_key: str, query: dict[str, str] | None = None) -> Any:
+            event = websocket_event(
+                route_key=route_key, connection_id=connection_id, query=query, domain_name=host
+            )
+            return dev.stack.invoke(
+                websocket_function, event, LambdaContext(function_name=websocket_function)
+            )
+
+        answer = await run_in_threadpool(invoke, "$connect", dict(websocket.query_params))
+        if int(answer.get("statusCode", 500)) != 200:
+            await websocket.close(code=1008)
+            _log(f"WS  $connect -> {answer.get('statusCode')}")
+            return
+        await websocket.accept()
+        sockets[connection_id] = websocket
+        _log(f"WS  $connect -> 200 ({connection_id})")
+        try:
+            while True:
+                await websocket.receive_text()
+                await run_in_threadpool(invoke, "$default")
+        except WebSocketDisconnect:
+            pass
+        finally:
+            sockets.pop(connection_id, None)
+            await run_in_threadpool(invoke, "$disconnect")
+
+    async def websocket_management(request: Request) -> Response:
+        """API Gateway's management API: POST @connections/{id} pushes to that connection."""
+        socket = sockets.get(request.path_params["connection_id"])
+        if socket is None:
+            return JSONResponse(
+                {"message": "Gone"}, status_code=410, headers={"x-amzn-ErrorType": "GoneException"}
+            )
+        await socket.send_text((await request.body()).decode())
+        _log(f"WS  push -> {request.path_params['connection_id']}")
+        return Response(status_code=200)
+
     async def api(request: Request) -> Response:
         started = time.perf_counter()
         body = (await request.body()).decode("utf-8", errors="replace") if request.method != "GET" else None
@@ -94,9 +163,11 @@ def build_app(dev: DevStack) -> Any:
             dict(request.headers),
             body,
             request.client.host if request.client else "127.0.0.1",
+            dict(request.query_params),
+            request.headers.get("host", "localhost"),
         )
         code = ""
-        if response.status >= 400:
+        if response.status >= 400 and response.headers.get("Content-Type", "").startswith("application/json"):
             try:
                 code = f" code={response.json().get('code')}"
             except ValueError:
@@ -105,13 +176,31 @@ def build_app(dev: DevStack) -> Any:
         _log(f"{request.method} {request.url.path} -> {response.status}{code} ({elapsed:.0f} ms)")
         return Response(response.body, status_code=response.status, headers=dict(response.headers))
 
+    async def watch_outbox() -> None:
+        while True:
+            for message in dev.outbox.poll():
+                _log(f"SMS to {message['to']}: {message['text']}")
+            await asyncio.sleep(0.2)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(watch_outbox())
+        yield
+        watcher.cancel()
+
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     return Starlette(
         routes=[
             Route("/_local/clients", local_clients, methods=["POST"]),
             Route("/_local/info", local_info, methods=["GET"]),
+            Route("/_local/outbox", local_outbox, methods=["GET"]),
+            WebSocketRoute("/_ws", websocket_api),
+            Route("/_ws-management/@connections/{connection_id}", websocket_management, methods=["POST"]),
+            Mount("/sdk", app=StaticFiles(directory=WEB_CLIENT, check_dir=False), name="sdk"),
+            *demo_routes(dev),
             Route("/{path:path}", api, methods=methods),
-        ]
+        ],
+        lifespan=lifespan,
     )
 
 
@@ -119,13 +208,13 @@ def serve(*, host: str, port: int, tier: str, region: str) -> None:
     import uvicorn
 
     started = time.perf_counter()
-    dev = DevStack(tier, region)
+    base_url = f"http://{host}:{port}"
+    dev = DevStack(tier, region, base_url)
     seeded_id, seeded_secret = os.environ.get("PHONEID_CLIENT_ID"), os.environ.get("PHONEID_CLIENT_SECRET")
     if seeded_id and seeded_secret:
         client = dev.create_client(client_id=seeded_id, client_secret=seeded_secret)
     else:
         client = dev.create_client(name="dev")
-    base_url = f"http://{host}:{port}"
     STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
     STATE_FILE.write_text(
         json.dumps(
@@ -140,6 +229,8 @@ def serve(*, host: str, port: int, tier: str, region: str) -> None:
     _log(
         f"PhoneID local stack ({tier}, {region}) ready in {time.perf_counter() - started:.1f} s\n"
         f"  API            {base_url}   (token: POST {base_url}/token)\n"
+        f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
+        f"  SMS outbox     {base_url}/_local/outbox   (also printed below)\n"
         f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
         f"  client_id      {client['client_id']}\n"
         f"  client_secret  {client['client_secret']}\n"

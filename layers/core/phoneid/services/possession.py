@@ -448,7 +448,7 @@ def _mac_message(correlation_id: str, send_number: int, code: str) -> str:
 
 
 def _iso(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 __all__ = ["FlowToken", "LinkUnusable", "MethodUnavailable", "Possession", "PossessionState", "Status"]

@@ -1,0 +1,288 @@
+// PhoneID web SDK: runs the possession check in the customer's browser.
+//
+//   import { AuthenticatorBuilder } from "./phoneid.js";
+//   const authenticator = new AuthenticatorBuilder()
+//     .withAuthFinishStep((input) => fetch("/finish", {method: "POST", body: JSON.stringify(input)}))
+//     .withMobileAuthImplementation("fetch")
+//     .withOtpFallback(otpStart, otpFinish)
+//     .withInstantLinkFallback(linkStart, linkRetry)
+//     .build();
+//   const flowType = authenticator.isMobileWeb() ? "mobile" : "desktop";
+//   // ...the integrator's server calls /v3/start with flowType and hands back the authToken...
+//   await authenticator.authenticate(authToken);
+//
+// No dependencies. The client API it calls is described in docs/client-api.md.
+
+export const OtpResultType = Object.freeze({ SUCCESS: 0, RESEND: 1, MOBILE_NUMBER_CHANGE: 2 });
+export const InstantLinkResultType = Object.freeze({ RESEND: 0, MOBILE_NUMBER_CHANGE: 1 });
+
+export const VERSION = "2.15.1";
+const INSTANT_LINK_WAIT_MS = 3 * 60 * 1000;
+
+export class PhoneIdError extends Error {
+  constructor(message, { code, status, body } = {}) {
+    super(message);
+    this.name = "PhoneIdError";
+    this.code = code;
+    this.status = status;
+    this.body = body;
+  }
+}
+
+function decodeClaims(authToken) {
+  const parts = String(authToken || "").split(".");
+  if (parts.length !== 3) throw new PhoneIdError("authToken is not a JWT");
+  const base64 = parts[1].replace(/-/g, "+").replace(/_/g, "/");
+  const padded = base64 + "=".repeat((4 - (base64.length % 4)) % 4);
+  return JSON.parse(atob(padded));
+}
+
+export function isMobileWeb(userAgent = globalThis.navigator?.userAgent ?? "") {
+  if (globalThis.navigator?.userAgentData?.mobile) return true;
+  return /Android|iPhone|iPad|iPod|Mobile|Mobi/i.test(userAgent);
+}
+
+class ClientApi {
+  constructor(authToken) {
+    const claims = decodeClaims(authToken);
+    if (!claims.api) throw new PhoneIdError("authToken names no client API");
+    this.base = claims.api.replace(/\/$/, "");
+    this.authToken = authToken;
+    this.claims = claims;
+  }
+
+  async call(path, body = {}) {
+    const response = await fetch(`${this.base}/client/v1${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${this.authToken}` },
+      body: JSON.stringify(body),
+    });
+    const payload = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      throw new PhoneIdError(payload.message || `HTTP ${response.status}`, {
+        code: payload.code,
+        status: response.status,
+        body: payload,
+      });
+    }
+    return payload;
+  }
+
+  session() {
+    return this.call("/session");
+  }
+}
+
+export class Authenticator {
+  constructor(config) {
+    this.config = config;
+  }
+
+  isMobileWeb() {
+    return isMobileWeb();
+  }
+
+  // Runs possession for the flow the authToken belongs to, then the auth finish step.
+  // Resolves with the finish step's result; rejects when the customer cancels or the flow cannot run.
+  async authenticate(authToken) {
+    const api = new ClientApi(authToken);
+    let session = await api.session();
+    if (session.status === "pending") {
+      session = await this.#possess(api, session);
+    }
+    return this.#finish(api, session);
+  }
+
+  async #finish(api, session) {
+    const finish = this.config.authFinishStep;
+    if (!finish) return session;
+    return finish({ authId: api.claims.sub, status: session.status });
+  }
+
+  async #possess(api, session) {
+    for (const method of session.methods) {
+      if (session.status !== "pending") break;
+      if (method === "mobile-auth" && this.config.mobileAuthImplementation) {
+        session = await this.#mobileAuth(api);
+      } else if (method === "otp" && this.config.otpStart) {
+        session = await this.#otp(api, session);
+      } else if (method === "instant-link" && this.config.instantLinkStart) {
+        session = await this.#instantLink(api, session);
+      }
+    }
+    return session;
+  }
+
+  async #mobileAuth(api) {
+    let session = await api.call("/mobile-auth");
+    if (session.mobileAuth?.status === "redirect") {
+      // "fetch": the network recognises the SIM on this request's mobile data path.
+      try {
+        await fetch(session.mobileAuth.url, { redirect: "follow", credentials: "omit" });
+      } catch {
+        // Not on a mobile network, or the operator is unreachable: the session says what happened.
+      }
+      session = await api.session();
+    }
+    return session;
+  }
+
+  // Asks the start step for a number until the server accepts one; returns the session after sending.
+  async #send(api, path, startStep, phoneNumberNeeded, forceNumber = false) {
+    let validationError;
+    for (;;) {
+      const collected = await startStep(phoneNumberNeeded || forceNumber, validationError);
+      const body = collected && collected.phoneNumber ? { phoneNumber: collected.phoneNumber } : {};
+      try {
+        return await api.call(path, body);
+      } catch (error) {
+        if (error.status === 400 && /phoneNumber/.test(error.message)) {
+          validationError = { message: error.message };
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  async #otp(api, session) {
+    const { otpStart, otpFinish } = this.config;
+    session = await this.#send(api, "/otp", otpStart, session.phoneNumberNeeded);
+    let otpError;
+    while (session.status === "pending") {
+      const answer = await otpFinish(otpError);
+      const resultType = answer?.resultType ?? OtpResultType.SUCCESS;
+      try {
+        if (resultType === OtpResultType.RESEND) {
+          session = await api.call("/otp");
+          otpError = undefined;
+        } else if (resultType === OtpResultType.MOBILE_NUMBER_CHANGE) {
+          session = await this.#send(api, "/otp", otpStart, true, true);
+          otpError = undefined;
+        } else {
+          session = await api.call("/otp/verify", { otp: String(answer?.input?.otp ?? "") });
+          otpError = session.lastError ? { message: describe(session.lastError), code: session.lastError } : undefined;
+        }
+      } catch (error) {
+        // A limit or an expired code: tell the finish step, and stop if nothing more can be done.
+        otpError = { message: error.message, code: error.code };
+        session = await api.session();
+        if (session.status !== "pending" || !canContinueOtp(session)) break;
+      }
+    }
+    return session;
+  }
+
+  async #instantLink(api, session) {
+    const { instantLinkStart, instantLinkRetry } = this.config;
+    session = await this.#send(api, "/instant-link", instantLinkStart, session.phoneNumberNeeded);
+    const selected = waitForSelection(session.instantLink?.websocketUrl, api.authToken);
+    try {
+      while (session.status === "pending") {
+        const retry = instantLinkRetry ? instantLinkRetry().then((choice) => ({ choice })) : new Promise(() => {});
+        const outcome = await Promise.race([selected.promise.then((status) => ({ status })), retry]);
+        if ("status" in outcome) break;
+        if (outcome.choice === InstantLinkResultType.MOBILE_NUMBER_CHANGE) {
+          session = await this.#send(api, "/instant-link", instantLinkStart, true, true);
+        } else {
+          session = await api.call("/instant-link");
+        }
+      }
+    } finally {
+      selected.close();
+    }
+    return api.session();
+  }
+}
+
+function describe(error) {
+  return (
+    {
+      "otp-invalid": "The code is not correct",
+      "otp-expired": "The code has expired",
+    }[error] || error
+  );
+}
+
+function canContinueOtp(session) {
+  const otp = session.otp || {};
+  return otp.entriesLeft > 0 || otp.sendsLeft > 0;
+}
+
+// Waits (at most 3 minutes) for the server to say the link was selected.
+function waitForSelection(url, authToken) {
+  let socket;
+  let timer;
+  const promise = new Promise((resolve) => {
+    if (!url) {
+      resolve("unavailable");
+      return;
+    }
+    const separator = url.includes("?") ? "&" : "?";
+    socket = new WebSocket(`${url}${separator}authToken=${encodeURIComponent(authToken)}`);
+    socket.onmessage = (event) => {
+      try {
+        const message = JSON.parse(event.data);
+        if (message.type === "possession" && message.status !== "pending") resolve(message.status);
+      } catch {
+        // not a message of ours
+      }
+    };
+    socket.onclose = () => resolve("closed");
+    timer = setTimeout(() => resolve("timeout"), INSTANT_LINK_WAIT_MS);
+  });
+  return {
+    promise,
+    close() {
+      clearTimeout(timer);
+      if (socket && socket.readyState <= 1) socket.close();
+    },
+  };
+}
+
+export class AuthenticatorBuilder {
+  constructor() {
+    this.config = { role: "primary" };
+  }
+
+  withAuthFinishStep(step) {
+    this.config.authFinishStep = step;
+    return this;
+  }
+
+  withMobileAuthImplementation(implementation) {
+    if (implementation !== "fetch") throw new PhoneIdError(`unsupported Mobile Auth implementation: ${implementation}`);
+    this.config.mobileAuthImplementation = implementation;
+    return this;
+  }
+
+  withOtpFallback(start, finish) {
+    this.config.otpStart = start;
+    this.config.otpFinish = finish;
+    return this;
+  }
+
+  withInstantLinkFallback(start, retry) {
+    this.config.instantLinkStart = start;
+    this.config.instantLinkRetry = retry;
+    return this;
+  }
+
+  withRole(role) {
+    this.config.role = role;
+    return this;
+  }
+
+  withDeviceContext(options) {
+    this.config.deviceContext = options;
+    return this;
+  }
+
+  build() {
+    if (this.config.otpStart && !this.config.otpFinish) throw new PhoneIdError("withOtpFallback needs a finish step");
+    if (this.config.instantLinkStart && isMobileWeb() && !this.config.otpStart) {
+      throw new PhoneIdError("Instant Link is not supported on mobile web");
+    }
+    return new Authenticator({ ...this.config });
+  }
+}

@@ -1,0 +1,126 @@
+"""A demo integrator: a page using the web SDK and a small server holding its own credentials.
+
+The server does what an integrator's backend does: it gets an access token, calls ``/v3/start``
+with the customer's number and keeps the correlationId to itself; when the SDK's finish step calls
+back, it runs ``/v3/validate``, ``/v3/challenge`` and ``/v3/complete`` over HTTP like any client.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.routing import BaseRoute
+
+    from phoneid.dev.server import DevStack
+
+COOKIE = "phoneid_demo"
+
+
+class DemoIntegrator:
+    def __init__(self, dev: DevStack) -> None:
+        self._dev = dev
+        self._credentials = dev.create_client(name="demo", flags=["auto-enrollment", "phone-number-change"])
+        self._flows: dict[str, dict[str, Any]] = {}  # demo visitor -> its flow
+
+    async def _token(self, http: Any) -> str:
+        response = await http.post(
+            "/token",
+            data={"grant_type": "client_credentials", **self._credentials},
+        )
+        response.raise_for_status()
+        return str(response.json()["access_token"])
+
+    async def start(self, visitor: str, form: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        import httpx
+
+        body = {
+            key: form[key]
+            for key in ("flowType", "phoneNumber", "allowOTPRetry")
+            if form.get(key) not in (None, "")
+        }
+        if body.get("flowType") == "desktop":
+            body["finalTargetUrl"] = f"{self._dev.base_url}/demo/verified.html"
+        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+            token = await self._token(http)
+            started = await http.post("/v3/start", json=body, headers={"Authorization": f"Bearer {token}"})
+        answer = started.json()
+        if started.status_code != 200:
+            return started.status_code, answer
+        self._flows[visitor] = {
+            "correlationId": answer["correlationId"],
+            "token": token,
+            "dob": form.get("dob"),
+        }
+        return 200, {"authToken": answer["authToken"]}
+
+    async def finish(self, visitor: str) -> tuple[int, dict[str, Any]]:
+        import httpx
+
+        flow = self._flows.pop(visitor, None)
+        if flow is None:
+            return 400, {"message": "no flow in progress for this visitor"}
+        headers = {"Authorization": f"Bearer {flow['token']}"}
+        steps: dict[str, Any] = {}
+        correlation = {"correlationId": flow["correlationId"]}
+        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+            validated = (await http.post("/v3/validate", json=correlation, headers=headers)).json()
+            steps["validate"] = validated
+            next_call = next(iter(validated.get("next", {}).values()), "done")
+            individual: dict[str, Any] = {}
+            if next_call == "/v3/challenge":
+                challenge = {**correlation, "dob": flow["dob"] or "1900-01-01"}
+                challenged = (await http.post("/v3/challenge", json=challenge, headers=headers)).json()
+                steps["challenge"] = challenged
+                individual = challenged.get("individual") or {}
+                next_call = next(iter(challenged.get("next", {}).values()), "done")
+            if next_call == "/v3/complete":
+                # The customer confirms the prefilled identity; the demo sends it back as is.
+                completed = await http.post(
+                    "/v3/complete", json={**correlation, "individual": individual}, headers=headers
+                )
+                steps["complete"] = completed.json()
+        return 200, steps
+
+
+def demo_routes(dev: DevStack) -> list[BaseRoute]:
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, RedirectResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    from phoneid.dev.server import WEB_CLIENT
+
+    demo = DemoIntegrator(dev)
+
+    def visitor_of(request: Request) -> str:
+        return request.cookies.get(COOKIE) or secrets.token_urlsafe(16)
+
+    def answer(request: Request, status: int, body: dict[str, Any]) -> Response:
+        response = JSONResponse(body, status_code=status)
+        response.set_cookie(COOKIE, visitor_of(request), httponly=True, samesite="strict")
+        return response
+
+    async def start(request: Request) -> Response:
+        visitor = visitor_of(request)
+        status, body = await demo.start(visitor, await request.json())
+        response = JSONResponse(body, status_code=status)
+        response.set_cookie(COOKIE, visitor, httponly=True, samesite="strict")
+        return response
+
+    async def finish(request: Request) -> Response:
+        status, body = await demo.finish(visitor_of(request))
+        return answer(request, status, body)
+
+    async def index(request: Request) -> Response:
+        return RedirectResponse("/demo/")
+
+    return [
+        Route("/demo/api/start", start, methods=["POST"]),
+        Route("/demo/api/finish", finish, methods=["POST"]),
+        Route("/demo", index),
+        Mount(
+            "/demo", app=StaticFiles(directory=WEB_CLIENT / "demo", html=True, check_dir=False), name="demo"
+        ),
+    ]
