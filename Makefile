@@ -8,7 +8,9 @@ STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: dev test setup lint typecheck template pytest clean
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: dev test setup lint typecheck template pytest browser browser-deps clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -18,10 +20,18 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# Debian's Chromium drives the browser tests; never a downloaded browser.
+browser-deps: node_modules/.installed
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium; }
+
 dev: setup
 	phoneid dev
 
-test: setup lint typecheck template pytest
+test: setup lint typecheck template pytest browser
 
 lint:
 	ruff check .
@@ -37,5 +47,8 @@ template:
 pytest:
 	pytest -n 2 -q
 
+browser: setup browser-deps
+	node --test --test-concurrency=1 tests/browser/
+
 clean:
-	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -18,6 +18,7 @@ export const InstantLinkResultType = Object.freeze({ RESEND: 0, MOBILE_NUMBER_CH
 
 export const VERSION = "2.15.1";
 const INSTANT_LINK_WAIT_MS = 3 * 60 * 1000;
+const POLL_MS = 2000;
 
 export class PhoneIdError extends Error {
   constructor(message, { code, status, body } = {}) {
@@ -176,7 +177,7 @@ export class Authenticator {
   async #instantLink(api, session) {
     const { instantLinkStart, instantLinkRetry } = this.config;
     session = await this.#send(api, "/instant-link", instantLinkStart, session.phoneNumberNeeded);
-    const selected = waitForSelection(session.instantLink?.websocketUrl, api.authToken);
+    const selected = waitForSelection(session.instantLink?.websocketUrl, api);
     try {
       while (session.status === "pending") {
         const retry = instantLinkRetry ? instantLinkRetry().then((choice) => ({ choice })) : new Promise(() => {});
@@ -209,17 +210,32 @@ function canContinueOtp(session) {
   return otp.entriesLeft > 0 || otp.sendsLeft > 0;
 }
 
-// Waits (at most 3 minutes) for the server to say the link was selected.
-function waitForSelection(url, authToken) {
+// Waits (at most 3 minutes) for the server to say the link was selected: pushed over the
+// WebSocket, or, when no socket can be held open, by asking the session every few seconds.
+function waitForSelection(url, api) {
   let socket;
   let timer;
+  let poller;
   const promise = new Promise((resolve) => {
-    if (!url) {
-      resolve("unavailable");
+    const check = async () => {
+      try {
+        const session = await api.session();
+        if (session.status !== "pending") resolve(session.status);
+      } catch {
+        // a passing network error: the next check will tell
+      }
+    };
+    const poll = () => {
+      if (!poller) poller = setInterval(check, POLL_MS);
+    };
+    timer = setTimeout(() => resolve("timeout"), INSTANT_LINK_WAIT_MS);
+    if (!url || typeof WebSocket === "undefined") {
+      poll();
       return;
     }
     const separator = url.includes("?") ? "&" : "?";
-    socket = new WebSocket(`${url}${separator}authToken=${encodeURIComponent(authToken)}`);
+    socket = new WebSocket(`${url}${separator}authToken=${encodeURIComponent(api.authToken)}`);
+    socket.onopen = check; // the link may have been opened before the socket was
     socket.onmessage = (event) => {
       try {
         const message = JSON.parse(event.data);
@@ -228,13 +244,14 @@ function waitForSelection(url, authToken) {
         // not a message of ours
       }
     };
-    socket.onclose = () => resolve("closed");
-    timer = setTimeout(() => resolve("timeout"), INSTANT_LINK_WAIT_MS);
+    socket.onerror = poll;
+    socket.onclose = poll;
   });
   return {
     promise,
     close() {
       clearTimeout(timer);
+      clearInterval(poller);
       if (socket && socket.readyState <= 1) socket.close();
     },
   };

@@ -42,6 +42,7 @@ async function askNumber(phoneNumberNeeded, phoneValidationError) {
 }
 
 async function otpFinish(otpError) {
+  status("");
   show("otp", true);
   $("otp-error").textContent = otpError ? otpError.message : "";
   $("otp-code").value = "";

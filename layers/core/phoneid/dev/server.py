@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from phoneid.dev.clock import OffsetClock
 from phoneid.dev.emulation import MotoServer
 from phoneid.dev.events import LambdaContext, websocket_event
 from phoneid.dev.gateway import LocalGateway
@@ -57,6 +58,8 @@ class DevStack:
         from phoneid import bootstrap
 
         bootstrap.reset()
+        self.clock = OffsetClock()
+        bootstrap.override(clock=self.clock)
         self.tier, self.region, self.base_url = tier, region, base_url
         self.gateway = LocalGateway(self.stack)
         self.outbox = Outbox()
@@ -110,6 +113,15 @@ def build_app(dev: DevStack) -> Any:
 
     async def local_outbox(request: Request) -> Response:
         return JSONResponse(dev.outbox.messages())
+
+    async def local_clock(request: Request) -> Response:
+        try:
+            seconds = float(json.loads(await request.body() or b"{}").get("advanceSeconds", 0))
+            now = dev.clock.advance(seconds)
+        except (ValueError, TypeError, AttributeError) as error:
+            return JSONResponse({"message": f"invalid clock change: {error}"}, status_code=400)
+        _log(f"clock advanced {seconds:g} s")
+        return JSONResponse({"now": now.isoformat()})
 
     async def websocket_api(websocket: WebSocket) -> None:
         """The WebSocket API: $connect decides, then the connection waits for pushes."""
@@ -194,6 +206,7 @@ def build_app(dev: DevStack) -> Any:
             Route("/_local/clients", local_clients, methods=["POST"]),
             Route("/_local/info", local_info, methods=["GET"]),
             Route("/_local/outbox", local_outbox, methods=["GET"]),
+            Route("/_local/clock", local_clock, methods=["POST"]),
             WebSocketRoute("/_ws", websocket_api),
             Route("/_ws-management/@connections/{connection_id}", websocket_management, methods=["POST"]),
             Mount("/sdk", app=StaticFiles(directory=WEB_CLIENT, check_dir=False), name="sdk"),

@@ -1,0 +1,99 @@
+// Starts `phoneid dev` (the local stack) and Debian's Chromium for one test file.
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, devices } from "playwright-core";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+    server.on("error", fail);
+  });
+}
+
+async function waitUntilListening(url, process, output) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (process.exitCode !== null) throw new Error(`phoneid dev exited:\n${output.join("")}`);
+    try {
+      const response = await fetch(`${url}/_local/info`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  throw new Error(`phoneid dev did not listen within 60 s:\n${output.join("")}`);
+}
+
+export async function startStack() {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const output = [];
+  const env = { ...process.env, PHONEID_DEV_STATE: join(mkdtempSync(join(tmpdir(), "phoneid-")), "dev.json") };
+  for (const name of Object.keys(env)) if (/^(AWS_|PHONEID_CLIENT|MOTO_)/.test(name)) delete env[name];
+  const server = spawn(join(ROOT, ".venv/bin/phoneid"), ["dev", "--port", String(port)], { env, cwd: ROOT });
+  server.stdout.on("data", (chunk) => output.push(chunk.toString()));
+  server.stderr.on("data", (chunk) => output.push(chunk.toString()));
+  await waitUntilListening(url, server, output);
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+
+  return {
+    url,
+    output,
+    // A desktop browser, or a phone (iPhone user agent, touch, small screen).
+    async page({ mobile = false } = {}) {
+      const context = await browser.newContext(mobile ? { ...devices["iPhone 13"], defaultBrowserType: undefined } : {});
+      return context.newPage();
+    },
+    async outbox(to) {
+      const messages = await (await fetch(`${url}/_local/outbox`)).json();
+      return messages.filter((message) => !to || message.to === to);
+    },
+    async advanceClock(seconds) {
+      const response = await fetch(`${url}/_local/clock`, {
+        method: "POST",
+        body: JSON.stringify({ advanceSeconds: seconds }),
+      });
+      if (!response.ok) throw new Error(await response.text());
+    },
+    async stop() {
+      await browser.close();
+      server.kill("SIGINT");
+      await new Promise((done) => server.once("exit", done));
+    },
+  };
+}
+
+// Waits until the outbox holds `count` messages for `to`, and returns them.
+export async function waitForMessages(stack, to, count) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const messages = await stack.outbox(to);
+    if (messages.length >= count) return messages;
+    if (Date.now() > deadline) throw new Error(`expected ${count} SMS to ${to}, got ${messages.length}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
