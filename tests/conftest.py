@@ -19,13 +19,15 @@ for _name, _value in {
     os.environ[_name] = _value
 os.environ.pop("AWS_ENDPOINT_URL", None)
 
+import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
 from phoneid import bootstrap  # noqa: E402
 from phoneid.dev.emulation import atomic_dynamodb_writes  # noqa: E402
+from phoneid.dev.operator import FakeOperator  # noqa: E402
 from phoneid.dev.stack import LocalStack  # noqa: E402
 from tests.fakes import FakeClock  # noqa: E402
-from tests.harness import Api  # noqa: E402
+from tests.harness import PUBLIC_BASE_URL, Api  # noqa: E402
 
 
 @pytest.fixture
@@ -35,12 +37,28 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Callable[..., Api]]:
-    """Build the stack of one tier and region on moto: ``api = make_api(tier="production", region="EU")``."""
+    """Build the stack of one tier and region on moto: ``api = make_api(tier="production", region="EU")``.
+
+    ``operator=FakeOperator().start()`` gives a production stack Mobile Auth through that operator.
+    """
     atomic_dynamodb_writes()
     with mock_aws():
 
-        def build(tier: str = "sandbox", region: str = "US") -> Api:
-            stack = LocalStack(parameters={"Tier": tier, "Region": region, "LogLevel": "WARNING"}).provision()
+        def build(tier: str = "sandbox", region: str = "US", operator: FakeOperator | None = None) -> Api:
+            parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING"}
+            if operator is not None:
+                boto3.client("secretsmanager").create_secret(
+                    Name="operator", SecretString=operator.secret_string
+                )
+                parameters |= {
+                    "CamaraAuthorizeUrl": operator.settings["CAMARA_AUTHORIZE_URL"],
+                    "CamaraTokenUrl": operator.settings["CAMARA_TOKEN_URL"],
+                    "CamaraApiUrl": operator.settings["CAMARA_API_URL"],
+                    "CamaraCredentialsSecret": "operator",
+                }
+            stack = LocalStack(
+                parameters=parameters, overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL}
+            ).provision()
             for name, value in stack.environment().items():
                 monkeypatch.setenv(name, value)
             bootstrap.reset()
@@ -49,6 +67,14 @@ def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Call
 
         yield build
     bootstrap.reset()
+
+
+@pytest.fixture
+def operator() -> Iterator[FakeOperator]:
+    """A CAMARA operator on loopback that recognises devices by their X-Device-Msisdn header."""
+    running = FakeOperator().start()
+    yield running
+    running.stop()
 
 
 @pytest.fixture

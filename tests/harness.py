@@ -11,15 +11,18 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from phoneid import bootstrap
 from phoneid.dev.events import LambdaContext
 from phoneid.dev.gateway import HttpResponse, LocalGateway
+from phoneid.dev.outbox import sent_messages
 from phoneid.dev.stack import LocalStack
 from tests.fakes import FakeClock
 
 EVENTS = Path(__file__).resolve().parents[1] / "events"
+# Where phones and SDKs reach the API in tests: Instant Links and Mobile Auth callbacks start here.
+PUBLIC_BASE_URL = "https://api.phoneid.test"
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,25 @@ class Api:
     def integrator(self, **spec: Any) -> Integrator:
         return Integrator(self, self.create_client(**spec))
 
-    def request(self, method: str, path: str, body: str | None, headers: dict[str, str]) -> HttpResponse:
-        return self.gateway.handle(method, path, headers, body)
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: str | None,
+        headers: dict[str, str],
+        query: dict[str, str] | None = None,
+    ) -> HttpResponse:
+        return self.gateway.handle(method, path, headers, body, query=query, host="api.phoneid.test")
+
+    def get(self, url: str) -> HttpResponse:
+        """Open a URL of this API (a link from an SMS, a redirect) as a phone's browser would."""
+        parts = urlsplit(url)
+        assert url.startswith(PUBLIC_BASE_URL), url
+        return self.request("GET", parts.path, None, {}, dict(parse_qsl(parts.query)))
+
+    def outbox(self, to: str | None = None) -> list[dict[str, str]]:
+        """Every SMS sent so far (Sandbox: to the Sandbox topic), oldest first."""
+        return [message for message in sent_messages() if to is None or message["to"] == to]
 
     def post(self, path: str, body: Any, *, token: str | None = None, **headers: str) -> HttpResponse:
         text = body if isinstance(body, str) or body is None else json.dumps(body)

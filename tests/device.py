@@ -1,0 +1,106 @@
+"""A customer's device running possession through the client API, the way the web SDK does."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+import uuid
+from typing import Any
+
+from phoneid.dev.events import LambdaContext, websocket_event
+from phoneid.dev.gateway import HttpResponse
+from tests.harness import PUBLIC_BASE_URL, Api
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class Device:
+    def __init__(self, api: Api, auth_token: str, *, msisdn: str | None = None) -> None:
+        self.api = api
+        self.auth_token = auth_token
+        self.msisdn = msisdn  # the SIM's number, as the mobile network knows it
+
+    def call(self, path: str, body: dict[str, Any] | None = None) -> HttpResponse:
+        return self.api.post(f"/client/v1{path}", body or {}, token=self.auth_token)
+
+    def session(self) -> dict[str, Any]:
+        response = self.call("/session")
+        assert response.status == 200, response.body
+        return dict(response.json())
+
+    def send_otp(self, phone_number: str | None = None) -> HttpResponse:
+        return self.call("/otp", {"phoneNumber": phone_number} if phone_number else {})
+
+    def enter(self, otp: str) -> HttpResponse:
+        return self.call("/otp/verify", {"otp": otp})
+
+    def send_link(self, phone_number: str | None = None) -> HttpResponse:
+        return self.call("/instant-link", {"phoneNumber": phone_number} if phone_number else {})
+
+    def mobile_auth(self) -> dict[str, Any]:
+        """Start Mobile Auth and fetch the operator's URL over 'mobile data', following the redirect."""
+        started = self.call("/mobile-auth")
+        assert started.status == 200, started.body
+        url = started.json()["mobileAuth"]["url"]
+        if not url.startswith(PUBLIC_BASE_URL):
+            url = self._through_operator(url)
+        answered = self.api.get(url)
+        assert answered.status == 200, answered.body
+        return self.session()
+
+    def _through_operator(self, url: str) -> str:
+        assert url.startswith("http://127.0.0.1:"), url  # the fake operator on loopback
+        headers = {"X-Device-Msisdn": self.msisdn} if self.msisdn else {}
+        request = urllib.request.Request(url, headers=headers)  # noqa: S310 - checked above
+        try:
+            urllib.request.build_opener(_NoRedirect).open(request, timeout=5)
+        except urllib.error.HTTPError as redirect:
+            status, location = redirect.code, redirect.headers["Location"]
+        else:
+            raise AssertionError("the operator did not redirect")
+        assert status == 302, status
+        return str(location)
+
+    def connect_socket(self) -> tuple[str, int]:
+        """The desktop's WebSocket $connect with the authToken; returns (connection id, status)."""
+        connection_id = uuid.uuid4().hex[:16]
+        event = websocket_event(
+            route_key="$connect",
+            connection_id=connection_id,
+            query={"authToken": self.auth_token},
+            domain_name="ws.phoneid.test",
+        )
+        function = self.api.stack.template.websocket_function
+        answer = self.api.stack.invoke(function, event, LambdaContext(function_name=function))
+        return connection_id, int(answer["statusCode"])
+
+
+def latest_code(api: Api, phone_number: str) -> str:
+    text = api.outbox(phone_number)[-1]["text"]
+    found = re.search(r"\b(\d{4,6})\b", text)
+    assert found, text
+    return found.group(1)
+
+
+def latest_link(api: Api, phone_number: str) -> str:
+    found = re.search(r"https://\S+/l/[\w-]+", api.outbox(phone_number)[-1]["text"])
+    assert found
+    return found.group(0)
+
+
+def pushed(connection_id: str) -> list[dict[str, Any]]:
+    """What PostToConnection sent to a connection (moto concatenates the posts)."""
+    from moto.apigatewaymanagementapi.models import apigatewaymanagementapi_backends
+
+    connections = apigatewaymanagementapi_backends["123456789012"]["us-east-1"].connections
+    data = connections[connection_id].data.decode() if connection_id in connections else ""
+    decoder, messages, position = json.JSONDecoder(), [], 0
+    while position < len(data):
+        message, position = decoder.raw_decode(data, position)
+        messages.append(message)
+    return messages
