@@ -44,8 +44,13 @@ def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Call
     atomic_dynamodb_writes()
     with mock_aws():
 
-        def build(tier: str = "sandbox", region: str = "US", operator: FakeOperator | None = None) -> Api:
-            parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING"}
+        def build(
+            tier: str = "sandbox",
+            region: str = "US",
+            operator: FakeOperator | None = None,
+            parameters: dict[str, str] | None = None,
+        ) -> Api:
+            parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING", **(parameters or {})}
             if operator is not None:
                 boto3.client("secretsmanager").create_secret(
                     Name="operator", SecretString=operator.secret_string

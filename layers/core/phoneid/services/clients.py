@@ -61,7 +61,7 @@ class ClientAdmin:
             created_at=self._clock.now(),
             name=name,
             allowed_countries=allowed,
-            flags=frozenset(flags),
+            flags=frozenset(Flag(flag) for flag in flags),
         )
         self._clients.put(client)
         return NewClient(client=client, client_secret=secret)
