@@ -24,6 +24,7 @@ from phoneid.dev.clock import OffsetClock
 from phoneid.dev.emulation import MotoServer
 from phoneid.dev.events import LambdaContext, websocket_event
 from phoneid.dev.gateway import LocalGateway
+from phoneid.dev.operator import FakeOperator
 from phoneid.dev.outbox import Outbox
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import ROOT
@@ -43,8 +44,12 @@ class DevStack:
     def __init__(self, tier: str, region: str, base_url: str, moto_port: int | None = None) -> None:
         self.moto = MotoServer(moto_port).start()
         ws_base = base_url.replace("http", "ws", 1)
+        parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING"}
+        self.operator: FakeOperator | None = None
+        if tier == "production":
+            parameters |= self._start_operator()
         self.stack = LocalStack(
-            parameters={"Tier": tier, "Region": region, "LogLevel": "WARNING"},
+            parameters=parameters,
             # What API Gateway would give in AWS, served by this process instead.
             overrides={
                 "PUBLIC_BASE_URL": base_url,
@@ -64,6 +69,21 @@ class DevStack:
         self.gateway = LocalGateway(self.stack)
         self.outbox = Outbox()
 
+    def _start_operator(self) -> dict[str, str]:
+        """Production Mobile Auth against a fake CAMARA operator; PHONEID_DEVICE_MSISDN is "this SIM"."""
+        import boto3
+
+        self.operator = FakeOperator(device_msisdn=os.environ.get("PHONEID_DEVICE_MSISDN") or None).start()
+        secrets = boto3.client("secretsmanager")
+        secrets.create_secret(Name="camara-operator", SecretString=self.operator.secret_string)
+        settings = self.operator.settings
+        return {
+            "CamaraAuthorizeUrl": settings["CAMARA_AUTHORIZE_URL"],
+            "CamaraTokenUrl": settings["CAMARA_TOKEN_URL"],
+            "CamaraApiUrl": settings["CAMARA_API_URL"],
+            "CamaraCredentialsSecret": "camara-operator",
+        }
+
     def create_client(self, **spec: Any) -> dict[str, str]:
         from phoneid.bootstrap import container
         from phoneid.domain.clients import Flag, Solution
@@ -81,6 +101,8 @@ class DevStack:
         return {"client_id": created.client.client_id, "client_secret": created.client_secret}
 
     def stop(self) -> None:
+        if self.operator is not None:
+            self.operator.stop()
         self.moto.stop()
 
 
