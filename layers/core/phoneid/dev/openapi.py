@@ -46,12 +46,18 @@ _TOKEN_FORM = {
 
 def generate() -> dict[str, Any]:
     from aws_lambda_powertools.event_handler.openapi.merge import OpenAPIMerge
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
     merge = OpenAPIMerge(
         title="PhoneID API",
         version="3",
         description="Phone possession and identity verification. See SPEC.md for the contract.",
-        security_schemes={"bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}},  # type: ignore[dict-item]
+        security_schemes={
+            "accessToken": HTTPBearer(
+                bearerFormat="JWT", description="The integrator's access token, from /token"
+            ),
+            "authToken": HTTPBearer(bearerFormat="JWT", description="The flow's authToken, from /v3/start"),
+        },
         on_conflict="error",
     )
     functions = template().functions
@@ -79,7 +85,10 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
             for status, description in _ERRORS.items():
                 responses[status] = {"description": description, **error}
             route = routes[(method, path)]
-            operation["security"] = [{"bearer": []}] if route.authorized else []
+            scheme = {"AccessTokenAuthorizer": "accessToken", "FlowTokenAuthorizer": "authToken"}.get(
+                route.authorizer or ""
+            )
+            operation["security"] = [{scheme: []}] if scheme else []
     document["paths"]["/token"]["post"]["requestBody"] = _TOKEN_FORM
     document.pop("servers", None)
     return document
