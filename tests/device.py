@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import urllib.error
 import urllib.request
 import uuid
 from typing import Any
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 from phoneid.dev.events import LambdaContext, websocket_event
 from phoneid.dev.gateway import HttpResponse
@@ -19,11 +24,57 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
+class KeyPair:
+    """A P-256 key made on the device; only its public half ever leaves it."""
+
+    def __init__(self) -> None:
+        self._private = ec.generate_private_key(ec.SECP256R1())
+        numbers = self._private.public_key().public_numbers()
+        self.jwk = {
+            "kty": "EC",
+            "crv": "P-256",
+            "x": _b64(numbers.x.to_bytes(32, "big")),
+            "y": _b64(numbers.y.to_bytes(32, "big")),
+        }
+
+    def sign(self, nonce: str) -> str:
+        """ECDSA P-256 / SHA-256 in WebCrypto's raw r||s form, base64url."""
+        r, s = decode_dss_signature(self._private.sign(nonce.encode(), ec.ECDSA(hashes.SHA256())))
+        return _b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
 class Device:
-    def __init__(self, api: Api, auth_token: str, *, msisdn: str | None = None) -> None:
+    def __init__(
+        self, api: Api, auth_token: str, *, msisdn: str | None = None, keys: dict[str, KeyPair] | None = None
+    ) -> None:
         self.api = api
         self.auth_token = auth_token
         self.msisdn = msisdn  # the SIM's number, as the mobile network knows it
+        self.keys = keys if keys is not None else {}  # deviceId -> key, kept across flows like IndexedDB
+
+    def for_flow(self, auth_token: str) -> Device:
+        """The same device (same SIM, same stored keys) in another flow."""
+        return Device(self.api, auth_token, msisdn=self.msisdn, keys=self.keys)
+
+    def prove(self, device_id: str | None = None, key: KeyPair | None = None) -> HttpResponse:
+        """Prove a stored key by signing this session's nonce."""
+        device_id = device_id or next(iter(self.keys))
+        nonce = self.session()["deviceKey"]["nonce"]
+        signer = key or self.keys[device_id]
+        return self.call("/device-key", {"deviceId": device_id, "signature": signer.sign(nonce)})
+
+    def register(self) -> HttpResponse:
+        """Make a key and register it; the server binds it when the flow succeeds."""
+        key = KeyPair()
+        nonce = self.session()["deviceKey"]["nonce"]
+        answer = self.call("/device-key/register", {"publicKey": key.jwk, "signature": key.sign(nonce)})
+        if answer.status == 200:
+            self.keys[answer.json()["deviceId"]] = key
+        return answer
 
     def call(self, path: str, body: dict[str, Any] | None = None) -> HttpResponse:
         return self.api.post(f"/client/v1{path}", body or {}, token=self.auth_token)

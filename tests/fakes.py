@@ -4,7 +4,7 @@ writes included), for unit tests that open no sockets."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from phoneid.adapters.kms import jwk_from_der
 from phoneid.domain.clients import Client
+from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session, TransitionRejected
 
@@ -33,12 +34,28 @@ class FakeClock:
         self.current += timedelta(**delta)
 
 
+class InMemoryDeviceKeyStore:
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], DeviceKey] = {}
+
+    def get(self, client_id: str, device_id: str) -> DeviceKey | None:
+        return self.items.get((client_id, device_id))
+
+    def revoke(self, client_id: str, device_id: str) -> bool:
+        key = self.items.get((client_id, device_id))
+        if key is None:
+            return False
+        self.items[(client_id, device_id)] = replace(key, status=KeyStatus.REVOKED)
+        return True
+
+
 class InMemorySessionStore:
     """Conditional on the version read and on expiry, like the DynamoDB adapter."""
 
-    def __init__(self) -> None:
+    def __init__(self, device_keys: InMemoryDeviceKeyStore | None = None) -> None:
         self.items: dict[tuple[str, str], Session] = {}
         self.pointers: dict[str, tuple[str, str, datetime]] = {}
+        self.device_keys = device_keys or InMemoryDeviceKeyStore()
         self._lock = threading.Lock()
 
     def create(self, session: Session) -> None:
@@ -50,7 +67,7 @@ class InMemorySessionStore:
     def get(self, client_id: str, correlation_id: str) -> Session | None:
         return self.items.get((client_id, correlation_id))
 
-    def save(self, old: Session, new: Session, now: datetime) -> Session:
+    def save(self, old: Session, new: Session, now: datetime, keys: Sequence[DeviceKey] = ()) -> Session:
         with self._lock:
             key = (old.client_id, old.correlation_id)
             current = self.items.get(key)
@@ -58,6 +75,8 @@ class InMemorySessionStore:
                 raise TransitionRejected()
             saved = replace(new, version=old.version + 1)
             self.items[key] = saved
+            for device_key in keys:
+                self.device_keys.items[(device_key.client_id, device_key.device_id)] = device_key
             return saved
 
     def put_pointer(self, kind: str, secret_hash: str, session: Session) -> None:

@@ -6,10 +6,14 @@ replace parts with ``override(clock=FakeClock(), ...)`` and start over with ``re
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from phoneid.config import Settings
+
+if TYPE_CHECKING:
+    pass
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.tokens import Audience
 from phoneid.ports import (
@@ -17,11 +21,13 @@ from phoneid.ports import (
     ClientStore,
     Clock,
     CodeMac,
+    DeviceKeyStore,
     IdentitySource,
     IdentityStore,
     PiiCipher,
     RateLimiter,
     RefreshTokenStore,
+    ReputationSource,
     SessionStore,
     SmsSender,
     SocketNotifier,
@@ -29,12 +35,14 @@ from phoneid.ports import (
 )
 from phoneid.services.budget import SendBudget
 from phoneid.services.clients import ClientAdmin
+from phoneid.services.devicekeys import DeviceKeyClient
 from phoneid.services.identities import IdentityImport
 from phoneid.services.possession import Possession
 from phoneid.services.ratelimit import RateLimit
 from phoneid.services.sessions import SessionSteps
 from phoneid.services.staged import Stack, StagedFlow
 from phoneid.services.tokens import TokenService
+from phoneid.services.unify import UnifyFlow
 
 
 class Container:
@@ -86,7 +94,19 @@ class Container:
     def sessions(self) -> SessionStore:
         from phoneid.adapters.dynamodb import DynamoSessionStore
 
-        return DynamoSessionStore(self.dynamodb, self.settings.sessions_table, self.cipher)
+        return DynamoSessionStore(
+            self.dynamodb, self.settings.sessions_table, self.cipher, self.device_key_store
+        )
+
+    @cached_property
+    def device_key_store(self) -> Any:
+        from phoneid.adapters.dynamodb import DynamoDeviceKeyStore
+
+        return DynamoDeviceKeyStore(self.dynamodb, self.settings.device_keys_table)
+
+    @property
+    def device_keys(self) -> DeviceKeyStore:
+        return self.device_key_store  # type: ignore[no-any-return]
 
     @cached_property
     def clients(self) -> ClientStore:
@@ -118,6 +138,16 @@ class Container:
         if self.catalogue is not None:
             return CatalogueIdentitySource(self.catalogue)
         return self.identity_store
+
+    @cached_property
+    def reputation(self) -> ReputationSource:
+        """Sandbox scripts reputation; production reads findings loaded with the identities."""
+        from phoneid.adapters.dynamodb import DynamoIdentityStore
+        from phoneid.adapters.sandbox import CatalogueReputation
+
+        if self.catalogue is not None:
+            return CatalogueReputation(self.catalogue)
+        return DynamoIdentityStore(self.dynamodb, self.settings.identities_table, self.cipher)
 
     @cached_property
     def rate_limiter(self) -> RateLimiter:
@@ -246,6 +276,31 @@ class Container:
             clock=self.clock,
             stack=self.stack,
             websocket_url=self.settings.websocket_url,
+        )
+
+    @cached_property
+    def device_key_client(self) -> DeviceKeyClient:
+        return DeviceKeyClient(
+            steps=self.steps,
+            clients=self.clients,
+            device_keys=self.device_keys,
+            catalogue=self.catalogue,
+            possession=self.possession,
+            clock=self.clock,
+            inactivity=timedelta(days=self.settings.key_inactivity_days),
+        )
+
+    @cached_property
+    def unify(self) -> UnifyFlow:
+        return UnifyFlow(
+            staged=self.staged,
+            steps=self.steps,
+            sessions=self.sessions,
+            device_keys=self.device_keys,
+            catalogue=self.catalogue,
+            reputation=self.reputation,
+            mac=self.code_mac,
+            clock=self.clock,
         )
 
     @cached_property

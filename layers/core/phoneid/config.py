@@ -26,6 +26,9 @@ class Settings(BaseModel):
     refresh_tokens_table: str = Field(alias="REFRESH_TOKENS_TABLE")
     identities_table: str = Field(alias="IDENTITIES_TABLE")
     rate_limits_table: str = Field(alias="RATE_LIMITS_TABLE")
+    device_keys_table: str = Field(alias="DEVICE_KEYS_TABLE")
+    # Days without a successful authentication after which a device key is deactivated.
+    key_inactivity_days: int = Field(alias="KEY_INACTIVITY_DAYS", ge=1)
     token_signing_key_id: str = Field(alias="TOKEN_SIGNING_KEY_ID")
     pii_key_id: str = Field(alias="PII_KEY_ID")
     otp_mac_key_id: str = Field(alias="OTP_MAC_KEY_ID")

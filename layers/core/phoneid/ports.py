@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from phoneid.domain.carrier import CarrierResult, Redirect
 from phoneid.domain.clients import Client
+from phoneid.domain.devicekeys import DeviceKey
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session
 
@@ -25,10 +26,11 @@ class SessionStore(Protocol):
         """The session of this client, or None: another client's session is never returned."""
         ...
 
-    def save(self, old: Session, new: Session, now: datetime) -> Session:
+    def save(self, old: Session, new: Session, now: datetime, keys: Sequence[DeviceKey] = ()) -> Session:
         """Write ``new`` if the stored session is still ``old`` (same version) and has not expired.
 
-        Returns ``new`` with its version bumped; raises ``TransitionRejected`` otherwise, writing nothing.
+        ``keys`` (device keys the change binds) are written in the same transaction. Returns ``new``
+        with its version bumped; raises ``TransitionRejected`` otherwise, writing nothing.
         """
         ...
 
@@ -39,6 +41,14 @@ class SessionStore(Protocol):
     def find_pointer(self, kind: str, secret_hash: str, now: datetime) -> tuple[str, str] | None:
         """(client id, correlationId) of the session the secret belongs to, while that session lives."""
         ...
+
+
+class DeviceKeyStore(Protocol):
+    def get(self, client_id: str, device_id: str) -> DeviceKey | None:
+        """The client's key, or None: another client's key is never returned."""
+        ...
+
+    def revoke(self, client_id: str, device_id: str) -> bool: ...
 
 
 class ClientStore(Protocol):
@@ -125,3 +135,9 @@ class SocketNotifier(Protocol):
     def notify(self, endpoint: str, connection_id: str, message: Mapping[str, Any]) -> bool:
         """False when the connection is gone."""
         ...
+
+
+class ReputationSource(Protocol):
+    """Reputation findings about a number, as GFP reason codes (risk and authentication)."""
+
+    def reasons(self, phone_number: str) -> frozenset[int]: ...

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.adapters.aws import provider_errors
 from phoneid.domain.clients import Client, Flag, Solution
+from phoneid.domain.devicekeys import DeviceKey, KeyStatus
+from phoneid.domain.errors import InternalError
 from phoneid.domain.flow import Step
 from phoneid.domain.identity import Address, Identity
 from phoneid.domain.possession import Method, MobileAuth, PossessionState
 from phoneid.domain.possession import Status as PossessionStatus
-from phoneid.domain.session import Challenge, Session, Socket, TransitionRejected
+from phoneid.domain.session import Challenge, Session, Socket, TransitionRejected, Unify
 from phoneid.ports import PiiCipher
 
 _serializer = TypeSerializer()
@@ -80,16 +83,123 @@ def _possession_state(values: Mapping[str, Any]) -> PossessionState:
     )
 
 
+def _unify_map(unify: Unify) -> dict[str, Any]:
+    values = {
+        "possessionType": unify.possession_type,
+        "nonce": unify.nonce,
+        "rebind": unify.rebind,
+        "checkReputation": unify.check_reputation,
+        "requestedDeviceId": unify.requested_device_id,
+        "clientCustomerId": unify.client_customer_id,
+        "provenDeviceId": unify.proven_device_id,
+        "rebindDeviceId": unify.rebind_device_id,
+        "registeredDeviceId": unify.registered_device_id,
+        "registeredJwk": dict(unify.registered_jwk) if unify.registered_jwk else None,
+        "keyMismatch": unify.key_mismatch,
+        "keyRevoked": unify.key_revoked,
+        "hardFailure": unify.hard_failure,
+    }
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _unify(values: Mapping[str, Any]) -> Unify:
+    jwk = values.get("registeredJwk")
+    return Unify(
+        possession_type=values["possessionType"],
+        nonce=values["nonce"],
+        rebind=bool(values.get("rebind", False)),
+        check_reputation=bool(values.get("checkReputation", False)),
+        requested_device_id=values.get("requestedDeviceId"),
+        client_customer_id=values.get("clientCustomerId"),
+        proven_device_id=values.get("provenDeviceId"),
+        rebind_device_id=values.get("rebindDeviceId"),
+        registered_device_id=values.get("registeredDeviceId"),
+        registered_jwk=tuple(sorted((str(k), str(v)) for k, v in jwk.items())) if jwk else None,
+        key_mismatch=bool(values.get("keyMismatch", False)),
+        key_revoked=bool(values.get("keyRevoked", False)),
+        hard_failure=bool(values.get("hardFailure", False)),
+    )
+
+
+class DynamoDeviceKeyStore:
+    """Device keys keyed by client and deviceId: no client can see, use or revoke another's."""
+
+    def __init__(self, dynamodb: Any, table: str) -> None:
+        self._db = dynamodb
+        self._table = table
+
+    @staticmethod
+    def _key(client_id: str, device_id: str) -> dict[str, Any]:
+        return {"pk": {"S": f"{client_id}#{device_id}"}}
+
+    def put_request(self, key: DeviceKey) -> dict[str, Any]:
+        values = {
+            "clientId": key.client_id,
+            "deviceId": key.device_id,
+            "publicKey": dict(key.public_jwk),
+            "phoneNumber": key.phone_number,
+            "status": key.status.value,
+            "createdAtMs": _ms(key.created_at),
+            "lastUsedAtMs": _ms(key.last_used_at),
+        }
+        return {
+            "TableName": self._table,
+            "Item": {**self._key(key.client_id, key.device_id), **_item(values)},
+            # A deviceId is never taken over by another client.
+            "ConditionExpression": "attribute_not_exists(pk) OR clientId = :client",
+            "ExpressionAttributeValues": {":client": {"S": key.client_id}},
+        }
+
+    def get(self, client_id: str, device_id: str) -> DeviceKey | None:
+        with provider_errors("device key read"):
+            response = self._db.get_item(
+                TableName=self._table, Key=self._key(client_id, device_id), ConsistentRead=True
+            )
+        item = response.get("Item")
+        if not item:
+            return None
+        values = _plain(item)
+        return DeviceKey(
+            client_id=values["clientId"],
+            device_id=values["deviceId"],
+            public_jwk={str(k): str(v) for k, v in values["publicKey"].items()},
+            phone_number=values.get("phoneNumber"),
+            status=KeyStatus(values["status"]),
+            created_at=_from_ms(values["createdAtMs"]),
+            last_used_at=_from_ms(values["lastUsedAtMs"]),
+        )
+
+    def revoke(self, client_id: str, device_id: str) -> bool:
+        """Revoke the client's key; False when the client has no such key."""
+        try:
+            with provider_errors("device key revoke", condition_failed=_Spent):
+                self._db.update_item(
+                    TableName=self._table,
+                    Key=self._key(client_id, device_id),
+                    UpdateExpression="SET #status = :revoked",
+                    ConditionExpression="attribute_exists(pk) AND clientId = :client",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues={
+                        ":revoked": {"S": KeyStatus.REVOKED.value},
+                        ":client": {"S": client_id},
+                    },
+                )
+        except _Spent:
+            return False
+        return True
+
+
 class DynamoSessionStore:
     """Sessions keyed by client and correlationId, so one client can never address another's.
 
     Every write is conditional on the version read and on the session not having expired.
     """
 
-    def __init__(self, dynamodb: Any, table: str, cipher: PiiCipher) -> None:
+    def __init__(self, dynamodb: Any, table: str, cipher: PiiCipher, keys: DynamoDeviceKeyStore) -> None:
         self._db = dynamodb
         self._table = table
         self._cipher = cipher
+        self._keys = keys
 
     @staticmethod
     def _key(client_id: str, correlation_id: str) -> dict[str, Any]:
@@ -128,6 +238,7 @@ class DynamoSessionStore:
             "otpLength": session.otp_length,
             "socketEndpoint": session.socket.endpoint if session.socket else None,
             "socketConnection": session.socket.connection_id if session.socket else None,
+            "unify": _unify_map(session.unify) if session.unify else None,
             "version": session.version,
         }
 
@@ -149,6 +260,7 @@ class DynamoSessionStore:
             socket=Socket(values["socketEndpoint"], values["socketConnection"])
             if values.get("socketConnection")
             else None,
+            unify=_unify(values["unify"]) if values.get("unify") else None,
             version=int(values.get("version", 0)),
         )
         sealed = values.get("pii")
@@ -175,8 +287,28 @@ class DynamoSessionStore:
         item = response.get("Item")
         return self._to_session(_plain(item)) if item else None
 
-    def save(self, old: Session, new: Session, now: datetime) -> Session:
+    def save(self, old: Session, new: Session, now: datetime, keys: Sequence[DeviceKey] = ()) -> Session:
         saved = replace(new, version=old.version + 1)
+        update = self._update(old, saved, now)
+        if not keys:
+            with provider_errors("session update", condition_failed=TransitionRejected):
+                self._db.update_item(**update)
+            return saved
+        # The session's change and the device keys it binds are written together or not at all.
+        items = [{"Update": update}] + [{"Put": self._keys.put_request(key)} for key in keys]
+        try:
+            self._db.transact_write_items(TransactItems=items)
+        except self._db.exceptions.TransactionCanceledException as error:
+            reasons = error.response.get("CancellationReasons", [])
+            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+                raise TransitionRejected() from error
+            raise InternalError("Internal error during key binding; retry the request") from error
+        except (ClientError, BotoCoreError) as error:
+            raise InternalError("Internal error during key binding; retry the request") from error
+        return saved
+
+    def _update(self, old: Session, saved: Session, now: datetime) -> dict[str, Any]:
+        """One UpdateItem of the changed attributes, conditional on the version read and on expiry."""
         before, after = self._values(old), self._values(saved)
         names: dict[str, str] = {}
         values: dict[str, Any] = {":read": old.version, ":now": _ms(now)}
@@ -202,16 +334,14 @@ class DynamoSessionStore:
         names["#version"] = "version"
         names["#expires"] = "expiresAtMs"
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-        with provider_errors("session update", condition_failed=TransitionRejected):
-            self._db.update_item(
-                TableName=self._table,
-                Key=self._key(old.client_id, old.correlation_id),
-                UpdateExpression=expression,
-                ConditionExpression="#version = :read AND #expires > :now",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=_item(values),
-            )
-        return saved
+        return {
+            "TableName": self._table,
+            "Key": self._key(old.client_id, old.correlation_id),
+            "UpdateExpression": expression,
+            "ConditionExpression": "#version = :read AND #expires > :now",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": _item(values),
+        }
 
     def put_pointer(self, kind: str, secret_hash: str, session: Session) -> None:
         expires_ms = _ms(session.expires_at)
@@ -258,6 +388,7 @@ class DynamoClientStore:
             "allowedCountries": sorted(client.allowed_countries),
             "flags": sorted(f.value for f in client.flags),
             "enabled": client.enabled,
+            "publicApiKey": client.public_api_key,
         }
         with provider_errors("client write"):
             self._db.put_item(TableName=self._table, Item=_item(values))
@@ -275,6 +406,7 @@ class DynamoClientStore:
             allowed_countries=frozenset(values.get("allowedCountries", ())),
             flags=frozenset(Flag(f) for f in values.get("flags", ())),
             enabled=bool(values.get("enabled", True)),
+            public_api_key=values.get("publicApiKey", ""),
         )
 
     def get(self, client_id: str) -> Client | None:
@@ -369,6 +501,17 @@ class DynamoIdentityStore:
             while pending:
                 response = self._db.batch_write_item(RequestItems=pending)
                 pending = response.get("UnprocessedItems") or {}
+
+    def reasons(self, phone_number: str) -> frozenset[int]:
+        """Reputation findings loaded with the identity (``reputationReasons``), if any."""
+        with provider_errors("reputation read"):
+            response = self._db.get_item(
+                TableName=self._table,
+                Key={"phoneNumber": {"S": phone_number}},
+                ProjectionExpression="reputationReasons",
+            )
+        values = _plain(response.get("Item") or {})
+        return frozenset(int(code) for code in values.get("reputationReasons", ()))
 
     def find(self, phone_number: str) -> Identity | None:
         with provider_errors("identity read"):

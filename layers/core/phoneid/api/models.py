@@ -243,5 +243,87 @@ class ClientSession(ResponseModel):
     mobileAuth: MobileAuthView | None = None
     otp: OtpView | None = None
     instantLink: InstantLinkView | None = None
+    deviceKey: DeviceKeyView | None = None
     lastError: str | None = None
     expiresAt: str
+
+
+# --- unified authentication ---------------------------------------------------------------------
+
+DeviceId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
+
+
+class UnifyRequest(RequestModel):
+    phoneNumber: Annotated[str, Field(max_length=32)] | None = None
+    possessionType: Literal["mobile", "none"]
+    finalTargetUrl: TargetUrl | None = None
+    deviceId: DeviceId | None = None
+    allowOTPRetry: StrictBool = False
+    rebind: StrictBool = False
+    checkReputation: StrictBool = False
+    smsMessage: SmsMessage | None = None
+    clientCustomerId: ShortText | None = None
+
+    @field_validator("smsMessage", mode="after")
+    @classmethod
+    def _one_placeholder(cls, value: str | None) -> str | None:
+        if value is not None:
+            sms_template(value)
+        return value
+
+
+class UnifyResponse(ResponseModel):
+    authToken: str
+    correlationId: str
+    success: Literal["pending"] = "pending"
+
+
+class UnifyStatusResponse(ResponseModel):
+    success: bool
+    serviceId: str | None = None
+    deviceId: str | None = None
+    phoneNumber: str | None = None
+    evaluation: dict[str, CategoryResult] | None = None
+
+
+class RevokeRequest(RequestModel):
+    deviceId: DeviceId
+
+
+class RevokeResponse(ResponseModel):
+    success: bool
+    deviceId: str
+
+
+# --- device keys in the client API ----------------------------------------------------------------
+
+
+class KeyProofRequest(RequestModel):
+    deviceId: DeviceId
+    signature: Annotated[
+        str, Field(pattern=r"^[A-Za-z0-9_-]{80,90}$", description="base64url r||s over the nonce")
+    ]
+    publicApiKey: ShortText | None = Field(default=None, description="web SDKs: the client's public API key")
+
+
+class KeyRegistrationRequest(RequestModel):
+    publicKey: dict[str, str] = Field(description="P-256 public JWK")
+    signature: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{80,90}$")]
+    publicApiKey: ShortText | None = None
+
+
+class KeyRegistrationResponse(ResponseModel):
+    deviceId: str
+
+
+class DeviceKeyView(ResponseModel):
+    nonce: str
+    deviceId: str | None = None  # the registration the integrator asked for
+    registerKey: bool  # register a new key once possession passes
+
+
+class FlowChoice(RequestModel):
+    flowType: Literal["desktop", "mobile"] | None = None
+
+
+ClientSession.model_rebuild()

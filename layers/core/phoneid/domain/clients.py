@@ -46,6 +46,8 @@ class Client:
     allowed_countries: frozenset[str] = frozenset({ALL_COUNTRIES})
     flags: frozenset[Flag] = DEFAULT_FLAGS
     enabled: bool = True
+    # Public (not a secret): web SDKs name it to use key persistence, when the flag allows.
+    public_api_key: str = ""
 
     def as_caller(self) -> Caller:
         return Caller(

@@ -18,6 +18,8 @@ class Step(StrEnum):
     VALIDATE = "validate"
     CHALLENGE = "challenge"
     COMPLETE = "complete"
+    UNIFY_STATUS = "unify-status"
+    UNIFY_BIND = "unify-bind"
     DONE = "done"
 
 
@@ -25,6 +27,8 @@ _NEXT_KEYS: dict[Step, tuple[str, str]] = {
     Step.VALIDATE: ("v3-validate", "/v3/validate"),
     Step.CHALLENGE: ("v3-challenge", "/v3/challenge"),
     Step.COMPLETE: ("v3-complete", "/v3/complete"),
+    Step.UNIFY_STATUS: ("v3-unify-status", "/v3/unify-status"),
+    Step.UNIFY_BIND: ("v3-unify-bind", "/v3/unify-bind"),
     Step.DONE: ("done", "done"),
 }
 

@@ -46,6 +46,25 @@ class Socket:
 
 
 @dataclass(frozen=True)
+class Unify:
+    """What a unified authentication asked for, and what the device's keys have done in it."""
+
+    possession_type: Literal["mobile", "none"]
+    nonce: str  # the fresh value devices sign to prove they hold a key
+    rebind: bool = False
+    check_reputation: bool = False
+    requested_device_id: str | None = None  # picks a registration when a browser holds several
+    client_customer_id: str | None = None
+    proven_device_id: str | None = None  # a key proof that stands in for possession
+    rebind_device_id: str | None = None  # the device's key to move to this number after possession
+    registered_device_id: str | None = None  # a new key, bound when the flow succeeds
+    registered_jwk: tuple[tuple[str, str], ...] | None = None
+    key_mismatch: bool = False  # 9101: the key belongs to another number and rebind was not set
+    key_revoked: bool = False  # 8019
+    hard_failure: bool = False  # Sandbox hard-failure users: empty deviceId and serviceId
+
+
+@dataclass(frozen=True)
 class Session:
     client_id: str
     correlation_id: str
@@ -62,6 +81,7 @@ class Session:
     sms_message: str | None = None  # the integrator's SMS text with a {code} slot
     otp_length: int = 6
     socket: Socket | None = None
+    unify: Unify | None = None  # None: the staged flow
     # Bumped by every write; each write is conditional on the version it read.
     version: int = 0
 

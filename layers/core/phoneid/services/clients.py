@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -62,6 +63,7 @@ class ClientAdmin:
             name=name,
             allowed_countries=allowed,
             flags=frozenset(Flag(flag) for flag in flags),
+            public_api_key=f"pk_{secrets.token_urlsafe(18)}",
         )
         self._clients.put(client)
         return NewClient(client=client, client_secret=secret)

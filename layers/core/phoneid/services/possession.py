@@ -14,7 +14,7 @@ from datetime import datetime
 
 from aws_lambda_powertools import Logger
 
-from phoneid.api.models import ClientSession, InstantLinkView, MobileAuthView, OtpView
+from phoneid.api.models import ClientSession, DeviceKeyView, InstantLinkView, MobileAuthView, OtpView
 from phoneid.domain import possession as rules
 from phoneid.domain.clients import Caller, Client, Flag
 from phoneid.domain.errors import InvalidCorrelationId, MalformedRequest, PhoneIdError, UnauthorizedForCountry
@@ -49,7 +49,7 @@ from phoneid.services.staged import Stack
 logger = Logger(child=True)
 
 # The steps during which a session accepts possession work.
-POSSESSION_STEPS = frozenset({Step.VALIDATE})
+POSSESSION_STEPS = frozenset({Step.VALIDATE, Step.UNIFY_STATUS, Step.UNIFY_BIND})
 
 SANDBOX_CODE = "1234"
 LINK_MESSAGE = "Tap to verify your phone number: {link} (expires in 3 minutes)"
@@ -176,6 +176,7 @@ class Possession:
             }[state.mobile_auth]
             mobile_auth = MobileAuthView(status=status, url=redirect)
         return ClientSession(
+            deviceKey=self._device_key_view(session),
             correlationId=session.correlation_id,
             flowType=session.flow_type,
             status=state.status.value,
@@ -188,6 +189,38 @@ class Possession:
             lastError=state.last_error,
             expiresAt=_iso(session.expires_at),
         )
+
+    def _device_key_view(self, session: Session) -> DeviceKeyView | None:
+        """Unified flows on mobile (or with customer-supplied possession) use device keys; desktop never."""
+        unify = session.unify
+        if unify is None or (session.flow_type != "mobile" and unify.possession_type == "mobile"):
+            return None
+        if session.next_step not in POSSESSION_STEPS:
+            return None
+        return DeviceKeyView(
+            nonce=unify.nonce,
+            deviceId=unify.requested_device_id,
+            registerKey=unify.proven_device_id is None and unify.registered_device_id is None,
+        )
+
+    def choose_flow(self, token: FlowToken, flow_type: str | None) -> ClientSession:
+        """A unified flow's client says whether it is the mobile or the desktop one, before starting."""
+        if flow_type is None:
+            return self.view(token)
+
+        def decide(session: Session) -> tuple[Session, None]:
+            state = session.possession
+            untouched = state.sends == 0 and state.mobile_auth == MobileAuth.NOT_TRIED
+            if session.flow_type == flow_type:
+                return session, None
+            if session.unify is None or session.unify.possession_type != "mobile" or not untouched:
+                raise MethodUnavailable("The flow type of this session is already set")
+            if flow_type == "desktop" and not session.final_target_url:
+                raise MalformedRequest(problems={"flowType": "desktop needs finalTargetUrl on unify"})
+            return replace(session, flow_type=flow_type), None  # type: ignore[arg-type]
+
+        session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
+        return self._view(session)
 
     def _rules(self, session: Session) -> rules.Rules:
         client = self._clients.get(session.client_id)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from phoneid.domain.devicekeys import DeviceKey
 from phoneid.domain.errors import InternalError, InvalidCorrelationId
 from phoneid.domain.flow import Step, check_turn
 from phoneid.domain.session import Session, TransitionRejected
@@ -37,17 +38,19 @@ class SessionSteps:
         client_id: str,
         correlation_id: str,
         decide: Callable[[Session], tuple[Session, Result]],
+        keys: Callable[[Result], Sequence[DeviceKey]] = lambda _: (),
     ) -> tuple[Session, Result]:
         """Read, decide, write if nothing changed meanwhile; else decide again on the fresh session.
 
         ``decide`` is pure apart from reads: it raises the caller's error, or returns the new session
-        and the answer. Side effects that must happen once (an SMS) come after this returns.
+        and the answer. ``keys`` names device keys the answer binds, written in the same transaction.
+        Side effects that must happen once (an SMS) come after this returns.
         """
         for _ in range(_ATTEMPTS):
             session = self.load(client_id, correlation_id)
             updated, result = decide(session)
             try:
-                return self._sessions.save(session, updated, self._clock.now()), result
+                return self._sessions.save(session, updated, self._clock.now(), keys(result)), result
             except TransitionRejected:
                 continue
         raise InternalError("Internal error: the session is changing too fast; retry the request")

@@ -66,7 +66,7 @@ class StagedFlow:
         self._signer = signer
         self._clock = clock
         self._audience = audience
-        self._stack = Stack(audience.tier, audience.region)
+        self.stack = Stack(audience.tier, audience.region)
 
     # --- start -------------------------------------------------------------------------------
 
@@ -108,28 +108,32 @@ class StagedFlow:
             },
         )
         return StartResponse(
-            authToken=self._auth_token(session, api_base),
+            authToken=self.auth_token(session, api_base),
             correlationId=session.correlation_id,
             next=next_map(Step.VALIDATE),
         )
 
     def _phone(self, caller: Caller, text: str | None, flow_type: str) -> PhoneNumber | None:
         if not text or not text.strip():
-            if self._stack.sandbox:
+            if self.stack.sandbox:
                 raise SandboxUserNotFound(
                     "No Sandbox test user matches the phone number: phoneNumber selects the test user"
                 )
-            if flow_type == "mobile" and self._stack.region == "US":
+            if flow_type == "mobile" and self.stack.region == "US":
                 return None  # US Mobile Auth identifies the number itself.
             raise MalformedRequest(problems={"phoneNumber": "is required for this flow type and region"})
+        return self.checked_phone(caller, text)
+
+    def checked_phone(self, caller: Caller, text: str) -> PhoneNumber:
+        """A valid number of this stack's region that the caller may serve (8001, 8010 otherwise)."""
         try:
-            phone = parse_phone(text, self._stack.region)
+            phone = parse_phone(text, self.stack.region)
         except InvalidPhoneNumber as error:
             raise MalformedRequest(problems={"phoneNumber": str(error)}) from None
-        if phone.region != self._stack.region:
+        if phone.region != self.stack.region:
             raise UnauthorizedForCountry(
                 f"Unauthorized for country: numbers of {phone.country} are served by the "
-                f"{phone.region} host, not this {self._stack.region} host"
+                f"{phone.region} host, not this {self.stack.region} host"
             )
         if not caller.may_use_country(phone.country):
             raise UnauthorizedForCountry(
@@ -137,7 +141,8 @@ class StagedFlow:
             )
         return phone
 
-    def _auth_token(self, session: Session, api_base: str) -> str:
+    def auth_token(self, session: Session, api_base: str) -> str:
+        """The flow's JWT for the client SDK: its audience and use keep it out of /v3."""
         claims = tokens.claims_for(
             audience=self._audience.client_sdk,
             issuer=self._audience.issuer,
@@ -208,7 +213,7 @@ class StagedFlow:
                 for a in identity.addresses
             ],
             # Sandbox returns the full SSN; production returns its last four only.
-            ssn=identity.ssn if self._stack.sandbox else identity.ssn[-4:],
+            ssn=identity.ssn if self.stack.sandbox else identity.ssn[-4:],
             dob=identity.dob,
             emailAddresses=list(identity.email_addresses),
         )
