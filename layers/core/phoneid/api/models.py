@@ -21,6 +21,7 @@ from pydantic import (
     model_serializer,
 )
 
+from phoneid.domain.errors import InvalidCorrelationId
 from phoneid.domain.identity import DOB_PATTERN, SSN_PATTERN, dob_is_valid
 from phoneid.domain.possession import sms_template
 
@@ -276,6 +277,17 @@ class UnifyResponse(ResponseModel):
     authToken: str
     correlationId: str
     success: Literal["pending"] = "pending"
+
+
+class UnifyCorrelationRequest(RequestModel):
+    """unify-status and unify-bind answer a missing or malformed correlationId with 8008 (403), not 8001."""
+
+    correlationId: Annotated[str, Field(max_length=128)] | None = None
+
+    def required_correlation_id(self) -> str:
+        if self.correlationId is None or not re.match(CORRELATION_ID_PATTERN, self.correlationId):
+            raise InvalidCorrelationId()
+        return self.correlationId
 
 
 class UnifyStatusResponse(ResponseModel):

@@ -127,10 +127,9 @@ class DeviceKeyClient:
         def decide(session: Session) -> tuple[Session, str]:
             unify = self._open(session)
             verify_proof(jwk, unify.nonce, request.signature)
-            if unify.rebind_device_id is not None:
-                return session, unify.rebind_device_id  # the device keeps its key; it moves on success
-            if unify.proven_device_id is not None:
-                return session, unify.proven_device_id
+            if unify.rebind_device_id is not None or unify.proven_device_id is not None:
+                # The device's own key serves this flow (and moves to the new number on rebind).
+                raise PossessionClosed("This flow already uses the device's key; no new key is needed")
             if unify.possession_type == "mobile" and session.possession.status != Possession.PASSED:
                 raise PossessionClosed("A key is registered after possession has passed")
             device_id = unify.registered_device_id or uuid.uuid4().hex

@@ -200,7 +200,7 @@ class Possession:
         return DeviceKeyView(
             nonce=unify.nonce,
             deviceId=unify.requested_device_id,
-            registerKey=unify.proven_device_id is None and unify.registered_device_id is None,
+            registerKey=not (unify.proven_device_id or unify.rebind_device_id or unify.registered_device_id),
         )
 
     def choose_flow(self, token: FlowToken, flow_type: str | None) -> ClientSession:
