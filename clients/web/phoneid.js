@@ -88,10 +88,29 @@ export class Authenticator {
   async authenticate(authToken) {
     const api = new ClientApi(authToken);
     let session = await api.session();
+    if (api.claims.flow === "unify" && session.status === "pending") {
+      // A unified flow: this client says which possession it can run.
+      const flowType = this.config.role === "secondary" || !isMobileWeb() ? "desktop" : "mobile";
+      if (session.flowType !== flowType) session = await api.call("/session", { flowType });
+    }
+    const keys = this.#keys(api, session);
+    if (keys && session.status === "pending") {
+      session = await keys.prove(session);
+    }
     if (session.status === "pending") {
       session = await this.#possess(api, session);
     }
+    if (keys && session.status === "passed" && session.deviceKey?.registerKey) {
+      await keys.register(session);
+    }
     return this.#finish(api, session);
+  }
+
+  // Device keys for unified flows, when the credentials allow key persistence in browsers.
+  #keys(api, session) {
+    const publicApiKey = this.config.deviceContext?.publicApiKey;
+    if (!session.deviceKey || !publicApiKey || !globalThis.indexedDB || !globalThis.crypto?.subtle) return null;
+    return new DeviceKeys(api, publicApiKey);
   }
 
   async #finish(api, session) {
@@ -255,6 +274,95 @@ function waitForSelection(url, api) {
       if (socket && socket.readyState <= 1) socket.close();
     },
   };
+}
+
+// Keys live in IndexedDB, private halves non-extractable: script can sign with them, never read them.
+const KEY_DB = "phoneid-device-keys";
+
+function openKeyStore() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(KEY_DB, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore("keys", { keyPath: "deviceId" });
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function keyStore(mode, action) {
+  const db = await openKeyStore();
+  try {
+    return await new Promise((resolve, reject) => {
+      const request = action(db.transaction("keys", mode).objectStore("keys"));
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+function base64url(bytes) {
+  let text = "";
+  for (const byte of new Uint8Array(bytes)) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+class DeviceKeys {
+  constructor(api, publicApiKey) {
+    this.api = api;
+    this.publicApiKey = publicApiKey;
+    this.clientId = api.claims.cid;
+  }
+
+  async #stored(requested) {
+    const all = (await keyStore("readonly", (store) => store.getAll())).filter((k) => k.clientId === this.clientId);
+    if (requested) return all.find((k) => k.deviceId === requested) || null;
+    return all.sort((a, b) => b.createdAt - a.createdAt)[0] || null;
+  }
+
+  async #sign(privateKey, nonce) {
+    const signature = await crypto.subtle.sign(
+      { name: "ECDSA", hash: "SHA-256" },
+      privateKey,
+      new TextEncoder().encode(nonce),
+    );
+    return base64url(signature); // WebCrypto's ECDSA signature is already raw r||s
+  }
+
+  // Proves a stored key; returns the session. A revoked key is forgotten and surfaces as 8019.
+  async prove(session) {
+    const stored = await this.#stored(session.deviceKey.deviceId);
+    if (!stored) return session;
+    const signature = await this.#sign(stored.privateKey, session.deviceKey.nonce);
+    try {
+      return await this.api.call("/device-key", {
+        deviceId: stored.deviceId,
+        signature,
+        publicApiKey: this.publicApiKey,
+      });
+    } catch (error) {
+      if (error.code === 8019 || error.status === 403) {
+        await keyStore("readwrite", (store) => store.delete(stored.deviceId));
+      }
+      if (error.code === 8019) throw error;
+      return this.api.session(); // unknown or inactive key: run the full possession instead
+    }
+  }
+
+  async register(session) {
+    const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+    const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey);
+    const signature = await this.#sign(pair.privateKey, session.deviceKey.nonce);
+    const { deviceId } = await this.api.call("/device-key/register", {
+      publicKey: { kty, crv, x, y },
+      signature,
+      publicApiKey: this.publicApiKey,
+    });
+    await keyStore("readwrite", (store) =>
+      store.put({ deviceId, clientId: this.clientId, privateKey: pair.privateKey, createdAt: Date.now() }),
+    );
+    return deviceId;
+  }
 }
 
 export class AuthenticatorBuilder {

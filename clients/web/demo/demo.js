@@ -2,6 +2,7 @@
 import { AuthenticatorBuilder, isMobileWeb } from "/sdk/phoneid.js";
 
 const $ = (id) => document.getElementById(id);
+const { publicApiKey } = await (await fetch("/demo/api/config")).json();
 $("device").textContent = isMobileWeb() ? "mobile" : "desktop";
 
 function show(id, visible) {
@@ -78,10 +79,23 @@ async function finish() {
   const steps = await response.json();
   $("result").textContent = JSON.stringify(steps, null, 2);
   show("result", true);
-  const passed = steps.complete ? steps.complete.success : false;
+  const passed = steps.unifyStatus ? steps.unifyStatus.success === true : steps.complete?.success === true;
   status(passed ? "Verified ✔" : "Not verified ✘", passed ? "passed" : "failed");
+  const deviceId = steps.unifyStatus?.deviceId;
+  $("revoke").dataset.deviceId = deviceId || "";
+  show("revoke", Boolean(deviceId));
   return steps;
 }
+
+$("revoke").addEventListener("click", async () => {
+  const response = await fetch("/demo/api/revoke", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ deviceId: $("revoke").dataset.deviceId }),
+  });
+  status(response.ok ? "Key revoked: the next unified check on this device gets 8019" : "Could not revoke");
+  show("revoke", false);
+});
 
 const authenticator = new AuthenticatorBuilder()
   .withAuthFinishStep(finish)
@@ -89,6 +103,7 @@ const authenticator = new AuthenticatorBuilder()
   .withOtpFallback(askNumber, otpFinish)
   .withInstantLinkFallback(linkStart, linkRetry)
   .withRole(isMobileWeb() ? "primary" : "secondary")
+  .withDeviceContext({ publicApiKey, buildConfig: { keyPersistence: true } })
   .build();
 
 $("start").addEventListener("submit", async (event) => {
@@ -101,6 +116,7 @@ $("start").addEventListener("submit", async (event) => {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({
+      api: $("api").value,
       flowType,
       phoneNumber: $("phone").value,
       dob: $("dob").value,
@@ -116,6 +132,6 @@ $("start").addEventListener("submit", async (event) => {
   try {
     await authenticator.authenticate(started.authToken);
   } catch (error) {
-    status(`Stopped: ${error.message}`, "failed");
+    status(`Stopped: ${error.message}${error.code ? ` (${error.code})` : ""}`, "failed");
   }
 });

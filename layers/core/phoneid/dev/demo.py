@@ -21,7 +21,13 @@ COOKIE = "phoneid_demo"
 class DemoIntegrator:
     def __init__(self, dev: DevStack) -> None:
         self._dev = dev
-        self._credentials = dev.create_client(name="demo", flags=["auto-enrollment", "phone-number-change"])
+        created = dev.create_client(
+            name="demo",
+            flags=["auto-enrollment", "phone-number-change", "key-persistence"],
+            with_public_key=True,
+        )
+        self.public_api_key = created.pop("public_api_key")
+        self._credentials = created
         self._flows: dict[str, dict[str, Any]] = {}  # demo visitor -> its flow
 
     async def _token(self, http: Any) -> str:
@@ -35,16 +41,17 @@ class DemoIntegrator:
     async def start(self, visitor: str, form: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         import httpx
 
-        body = {
-            key: form[key]
-            for key in ("flowType", "phoneNumber", "allowOTPRetry")
-            if form.get(key) not in (None, "")
-        }
-        if body.get("flowType") == "desktop":
+        unified = form.get("api") == "unify"
+        fields = ("phoneNumber", "allowOTPRetry") if unified else ("flowType", "phoneNumber", "allowOTPRetry")
+        body = {key: form[key] for key in fields if form.get(key) not in (None, "")}
+        if unified:
+            body["possessionType"] = "mobile"
+        if unified or body.get("flowType") == "desktop":
             body["finalTargetUrl"] = f"{self._dev.base_url}/demo/verified.html"
         async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
             token = await self._token(http)
-            started = await http.post("/v3/start", json=body, headers={"Authorization": f"Bearer {token}"})
+            path = "/v3/unify" if unified else "/v3/start"
+            started = await http.post(path, json=body, headers={"Authorization": f"Bearer {token}"})
         answer = started.json()
         if started.status_code != 200:
             return started.status_code, answer
@@ -52,8 +59,21 @@ class DemoIntegrator:
             "correlationId": answer["correlationId"],
             "token": token,
             "dob": form.get("dob"),
+            "unified": unified,
         }
         return 200, {"authToken": answer["authToken"]}
+
+    async def revoke(self, device_id: str) -> tuple[int, dict[str, Any]]:
+        import httpx
+
+        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+            token = await self._token(http)
+            revoked = await http.post(
+                "/v3/device/revoke",
+                json={"deviceId": device_id},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+        return revoked.status_code, revoked.json()
 
     async def finish(self, visitor: str) -> tuple[int, dict[str, Any]]:
         import httpx
@@ -65,6 +85,9 @@ class DemoIntegrator:
         steps: dict[str, Any] = {}
         correlation = {"correlationId": flow["correlationId"]}
         async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+            if flow["unified"]:
+                status = await http.post("/v3/unify-status", json=correlation, headers=headers)
+                return 200, {"unifyStatus": status.json()}
             validated = (await http.post("/v3/validate", json=correlation, headers=headers)).json()
             steps["validate"] = validated
             next_call = next(iter(validated.get("next", {}).values()), "done")
@@ -116,9 +139,18 @@ def demo_routes(dev: DevStack) -> list[BaseRoute]:
     async def index(request: Request) -> Response:
         return RedirectResponse("/demo/")
 
+    async def config(request: Request) -> Response:
+        return JSONResponse({"publicApiKey": demo.public_api_key})
+
+    async def revoke(request: Request) -> Response:
+        status, body = await demo.revoke(str((await request.json()).get("deviceId", "")))
+        return JSONResponse(body, status_code=status)
+
     return [
         Route("/demo/api/start", start, methods=["POST"]),
         Route("/demo/api/finish", finish, methods=["POST"]),
+        Route("/demo/api/config", config, methods=["GET"]),
+        Route("/demo/api/revoke", revoke, methods=["POST"]),
         Route("/demo", index),
         Mount(
             "/demo", app=StaticFiles(directory=WEB_CLIENT / "demo", html=True, check_dir=False), name="demo"

@@ -84,7 +84,7 @@ class DevStack:
             "CamaraCredentialsSecret": "camara-operator",
         }
 
-    def create_client(self, **spec: Any) -> dict[str, str]:
+    def create_client(self, with_public_key: bool = False, **spec: Any) -> dict[str, str]:
         from phoneid.bootstrap import container
         from phoneid.domain.clients import Flag, Solution
 
@@ -98,7 +98,10 @@ class DevStack:
             tier=spec.get("tier"),
             region=spec.get("region"),
         )
-        return {"client_id": created.client.client_id, "client_secret": created.client_secret}
+        credentials = {"client_id": created.client.client_id, "client_secret": created.client_secret}
+        if with_public_key:
+            credentials["public_api_key"] = created.client.public_api_key
+        return credentials
 
     def stop(self) -> None:
         if self.operator is not None:

@@ -150,7 +150,12 @@ class StagedFlow:
             token_use="client",
             now=session.created_at,
             lifetime=SESSION_LIFETIME,
-            extra={"cid": session.client_id, "flowType": session.flow_type, "api": api_base},
+            extra={
+                "cid": session.client_id,
+                "flowType": session.flow_type,
+                "flow": "unify" if session.unify else "staged",
+                "api": api_base,
+            },
         )
         return tokens.encode(claims, self._signer)
 
