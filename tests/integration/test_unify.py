@@ -3,13 +3,14 @@ revocation, inactivity, tenancy and racing binds."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from tests.device import Device, KeyPair, latest_link
+from tests.device import Device, KeyPair, latest_code, latest_link
 from tests.harness import Api, HttpResponse, Integrator
 from tests.integration.test_possession_sandbox import (
     FALLBACK,
@@ -387,3 +388,50 @@ def test_phone_number_rules_per_region_and_possession_type(make_api: Callable[..
     assert "phoneNumber" in none_without.json()["message"]
     assert bad_type.status == 400
     assert "possessionType" in bad_type.json()["message"]
+
+
+def test_production_reputation_comes_with_the_imported_identity(make_api: Callable[..., Api]) -> None:
+    # Given a production identity whose number has a reputation finding
+    api = make_api(tier="production")
+    record = {
+        "phoneNumber": "+12025550181",
+        "firstName": "Ada",
+        "lastName": "Lovelace",
+        "dob": "1985-12-10",
+        "ssn": "123456789",
+        "reputationReasons": [9135],
+    }
+    assert api.container.identity_import.run(json.dumps(record), "jsonl").imported == 1
+    integrator = api.integrator()
+    correlation_id, token = unify(integrator, "+12025550181", checkReputation=True)
+    device = Device(api, token)
+    device.send_otp()
+    device.enter(latest_code(api, "+12025550181"))
+
+    # Then the flow fails on that finding
+    answer = status(integrator, correlation_id).json()
+    assert answer["success"] is False
+    assert answer["evaluation"]["authentication"]["failureReasons"] == {
+        "9135": "Possible takeover: SIM swap under 24 hours"
+    }
+
+
+def test_browser_keys_need_the_key_persistence_flag(api: Api) -> None:
+    plain = api.integrator()
+    allowed = api.integrator(flags=["key-persistence"])
+
+    def register(integrator: Integrator, public_api_key: str) -> HttpResponse:
+        _, token = unify(integrator, MOBILE_AUTH_PASS)
+        device = Device(api, token)
+        device.mobile_auth()
+        key = KeyPair()
+        nonce = device.session()["deviceKey"]["nonce"]
+        body = {"publicKey": key.jwk, "signature": key.sign(nonce), "publicApiKey": public_api_key}
+        return device.call("/device-key/register", body)
+
+    plain_key = api.container.clients.get(plain.client_id).public_api_key
+    allowed_key = api.container.clients.get(allowed.client_id).public_api_key
+
+    assert register(plain, plain_key).status == 403
+    assert register(allowed, plain_key).status == 403  # another client's public key
+    assert register(allowed, allowed_key).status == 200

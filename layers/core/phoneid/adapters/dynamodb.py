@@ -478,6 +478,7 @@ class DynamoIdentityStore:
                     {k: v for k, v in a.__dict__.items() if v is not None} for a in identity.addresses
                 ],
                 "emailAddresses": list(identity.email_addresses),
+                "reputationReasons": list(identity.reputation_reasons) or None,
                 "pii": sealed,
             }
         )
@@ -537,6 +538,7 @@ class DynamoIdentityStore:
                 for a in values.get("addresses", ())
             ),
             email_addresses=tuple(values.get("emailAddresses", ())),
+            reputation_reasons=tuple(int(code) for code in values.get("reputationReasons", ())),
         )
 
 

@@ -39,6 +39,8 @@ class Identity:
     ssn: str  # nine digits
     addresses: tuple[Address, ...] = ()
     email_addresses: tuple[str, ...] = ()
+    # Reputation findings about the number (GFP reason codes), loaded with the identity.
+    reputation_reasons: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from phoneid.api.models import FullDob, FullSsn
+from phoneid.domain.evaluation import REASONS
 from phoneid.domain.identity import Address, Identity, ssn_digits
 from phoneid.domain.phone import InvalidPhoneNumber, Region, parse_phone
 from phoneid.ports import IdentityStore
@@ -49,6 +50,15 @@ class IdentityRecord(BaseModel):
     ssn: FullSsn
     addresses: list[AddressRecord] = Field(default_factory=list, max_length=10)
     emailAddresses: list[Annotated[str, Field(max_length=320)]] = Field(default_factory=list, max_length=10)
+    reputationReasons: list[int] = Field(default_factory=list, max_length=20)
+
+    @field_validator("reputationReasons")
+    @classmethod
+    def _known_codes(cls, codes: list[int]) -> list[int]:
+        unknown = [code for code in codes if code not in REASONS]
+        if unknown:
+            raise ValueError("must be reason codes of the evaluation")
+        return codes
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,7 @@ def _identity(record: IdentityRecord, region: Region) -> Identity:
             for a in record.addresses
         ),
         email_addresses=tuple(record.emailAddresses),
+        reputation_reasons=tuple(record.reputationReasons),
     )
 
 
