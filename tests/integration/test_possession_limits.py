@@ -228,3 +228,19 @@ def test_send_budget_per_client_spans_numbers(make_api: Callable[..., Api]) -> N
 
     assert statuses == [200, 200, 429]
     assert start(other, "+12025550159")[1].send_otp().status == 200
+
+
+def test_sms_message_carries_a_code_of_its_placeholders_length(make_api: Callable[..., Api]) -> None:
+    api, integrator = production(make_api)
+    _, device = start(integrator, OTP_PASS, smsMessage="Your Acme code: ####")
+    refused = integrator.start(phoneNumber=OTP_PASS, smsMessage="Your Acme code: ##")
+
+    device.send_otp()
+    text = api.outbox(OTP_PASS)[-1]["text"]
+    code = latest_code(api, OTP_PASS)
+
+    assert text == f"Your Acme code: {code}"
+    assert len(code) == 4
+    assert device.enter(code).json()["status"] == "passed"
+    assert refused.status == 400
+    assert "smsMessage" in refused.json()["message"]

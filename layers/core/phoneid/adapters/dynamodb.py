@@ -97,7 +97,6 @@ def _unify_map(unify: Unify) -> dict[str, Any]:
         "registeredJwk": dict(unify.registered_jwk) if unify.registered_jwk else None,
         "keyMismatch": unify.key_mismatch,
         "keyRevoked": unify.key_revoked,
-        "hardFailure": unify.hard_failure,
     }
     return {k: v for k, v in values.items() if v is not None}
 
@@ -117,7 +116,6 @@ def _unify(values: Mapping[str, Any]) -> Unify:
         registered_jwk=tuple(sorted((str(k), str(v)) for k, v in jwk.items())) if jwk else None,
         key_mismatch=bool(values.get("keyMismatch", False)),
         key_revoked=bool(values.get("keyRevoked", False)),
-        hard_failure=bool(values.get("hardFailure", False)),
     )
 
 

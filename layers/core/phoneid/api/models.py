@@ -23,7 +23,6 @@ from pydantic import (
 
 from phoneid.domain.errors import InvalidCorrelationId
 from phoneid.domain.identity import DOB_PATTERN, SSN_PATTERN, dob_is_valid
-from phoneid.domain.possession import sms_template
 
 CORRELATION_ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 # RFC 3986 characters only; the 2048 limit replaced 128, the character set is unchanged.
@@ -100,13 +99,6 @@ class StartRequest(RequestModel):
     dob: Dob | None = None
     allowOTPRetry: StrictBool = False
     smsMessage: SmsMessage | None = None
-
-    @field_validator("smsMessage", mode="after")
-    @classmethod
-    def _one_placeholder(cls, value: str | None) -> str | None:
-        if value is not None:
-            sms_template(value)
-        return value
 
     @field_validator("finalTargetUrl", mode="after")
     @classmethod
@@ -264,13 +256,6 @@ class UnifyRequest(RequestModel):
     checkReputation: StrictBool = False
     smsMessage: SmsMessage | None = None
     clientCustomerId: ShortText | None = None
-
-    @field_validator("smsMessage", mode="after")
-    @classmethod
-    def _one_placeholder(cls, value: str | None) -> str | None:
-        if value is not None:
-            sms_template(value)
-        return value
 
 
 class UnifyResponse(ResponseModel):

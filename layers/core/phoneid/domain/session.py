@@ -61,7 +61,6 @@ class Unify:
     registered_jwk: tuple[tuple[str, str], ...] | None = None
     key_mismatch: bool = False  # 9101: the key belongs to another number and rebind was not set
     key_revoked: bool = False  # 8019
-    hard_failure: bool = False  # Sandbox hard-failure users: empty deviceId and serviceId
 
 
 @dataclass(frozen=True)

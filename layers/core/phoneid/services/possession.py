@@ -363,17 +363,7 @@ class Possession:
             return replace(session, possession=rules.otp_sent(state, digest, self._clock.now())), None
 
         session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
-        assert session.phone_number is not None
-        self._sms.send(session.phone_number, self._otp_text(session, code_holder[0]))
-        logger.info(
-            "otp sent",
-            extra={
-                "correlationId": session.correlation_id,
-                "phone": mask(session.phone_number),
-                "sends": session.possession.sends,
-            },
-        )
-        return self._view(session)
+        return self._text(session, self._otp_text(session, code_holder[0]), "otp")
 
     def _new_code(self, session: Session) -> str:
         user = self._user(session)
@@ -423,10 +413,14 @@ class Possession:
 
         session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
         self._sessions.put_pointer("link", secret_hash(link_token), session)
+        return self._text(session, LINK_MESSAGE.format(link=f"{link_base}/l/{link_token}"), "instant link")
+
+    def _text(self, session: Session, text: str, kind: str) -> ClientSession:
+        """Send the SMS the committed write counted (never before, so a retried write sends once)."""
         assert session.phone_number is not None
-        self._sms.send(session.phone_number, LINK_MESSAGE.format(link=f"{link_base}/l/{link_token}"))
+        self._sms.send(session.phone_number, text)
         logger.info(
-            "instant link sent",
+            f"{kind} sent",
             extra={
                 "correlationId": session.correlation_id,
                 "phone": mask(session.phone_number),

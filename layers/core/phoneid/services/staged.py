@@ -28,7 +28,7 @@ from phoneid.domain.identity import Address, Claimed, Identity, match, ssn_digit
 from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, Region, mask, parse_phone
 from phoneid.domain.possession import Method, PossessionState, passed, sms_template
 from phoneid.domain.sandbox import Catalogue
-from phoneid.domain.session import SESSION_LIFETIME, Challenge, Possession, Session
+from phoneid.domain.session import SESSION_LIFETIME, Challenge, FlowType, Possession, Session, Unify
 from phoneid.domain.tokens import Audience
 from phoneid.ports import Clock, IdentitySource, SessionStore, TokenSigner
 from phoneid.services.sessions import SessionSteps, require_turn
@@ -72,40 +72,20 @@ class StagedFlow:
 
     def start(self, caller: Caller, request: StartRequest, api_base: str) -> StartResponse:
         """``api_base`` is where the client SDK reaches the client API; the authToken carries it."""
-        phone = self._phone(caller, request.phoneNumber, request.flowType)
-        possession = PossessionState()
-        scenario = None
-        if self._catalogue is not None:
-            user = self._catalogue.select(phone.e164 if phone else None, caller)
-            scenario = user.scenario.value
-            if user.possession_without_client:
-                possession = passed(possession, Method.PRESET)
-        sms_message, otp_length = sms_template(request.smsMessage)
-        now = self._clock.now()
-        session = Session(
-            client_id=caller.client_id,
-            correlation_id=str(uuid.uuid4()),
+        phone = self.phone_or_none(
+            caller,
+            request.phoneNumber,
+            may_be_empty=request.flowType == "mobile" and self.stack.region == "US",
+        )
+        session = self.open_session(
+            caller,
+            phone,
             flow_type=request.flowType,
-            created_at=now,
             next_step=Step.VALIDATE,
-            phone_number=phone.e164 if phone else None,
-            possession=possession,
-            challenge=Challenge(ssn=request.ssn and ssn_digits(request.ssn), dob=request.dob),
+            sms_message=request.smsMessage,
             allow_otp_retry=request.allowOTPRetry,
             final_target_url=request.finalTargetUrl,
-            sandbox_scenario=scenario,
-            sms_message=sms_message,
-            otp_length=otp_length,
-        )
-        self._sessions.create(session)
-        logger.info(
-            "flow started",
-            extra={
-                "correlationId": session.correlation_id,
-                "phone": mask(session.phone_number),
-                "flowType": session.flow_type,
-                "scenario": scenario,
-            },
+            challenge=Challenge(ssn=request.ssn and ssn_digits(request.ssn), dob=request.dob),
         )
         return StartResponse(
             authToken=self.auth_token(session, api_base),
@@ -113,16 +93,68 @@ class StagedFlow:
             next=next_map(Step.VALIDATE),
         )
 
-    def _phone(self, caller: Caller, text: str | None, flow_type: str) -> PhoneNumber | None:
-        if not text or not text.strip():
-            if self.stack.sandbox:
-                raise SandboxUserNotFound(
-                    "No Sandbox test user matches the phone number: phoneNumber selects the test user"
-                )
-            if flow_type == "mobile" and self.stack.region == "US":
-                return None  # US Mobile Auth identifies the number itself.
-            raise MalformedRequest(problems={"phoneNumber": "is required for this flow type and region"})
-        return self.checked_phone(caller, text)
+    def open_session(
+        self,
+        caller: Caller,
+        phone: PhoneNumber | None,
+        *,
+        flow_type: FlowType,
+        next_step: Step,
+        sms_message: str | None,
+        allow_otp_retry: bool,
+        final_target_url: str | None,
+        challenge: Challenge | None = None,
+        unify: Unify | None = None,
+    ) -> Session:
+        """A new session of either flow: the Sandbox test user selected, possession preset if scripted."""
+        possession = PossessionState()
+        scenario = None
+        if self._catalogue is not None:
+            user = self._catalogue.select(phone.e164 if phone else None, caller)
+            scenario = user.scenario.value
+            if user.possession_without_client:
+                possession = passed(possession, Method.PRESET)
+        template, otp_length = sms_template(sms_message)
+        session = Session(
+            client_id=caller.client_id,
+            correlation_id=str(uuid.uuid4()),
+            flow_type=flow_type,
+            created_at=self._clock.now(),
+            next_step=next_step,
+            phone_number=phone.e164 if phone else None,
+            possession=possession,
+            challenge=challenge or Challenge(),
+            allow_otp_retry=allow_otp_retry,
+            final_target_url=final_target_url,
+            sandbox_scenario=scenario,
+            sms_message=template,
+            otp_length=otp_length,
+            unify=unify,
+        )
+        self._sessions.create(session)
+        logger.info(
+            "flow started",
+            extra={
+                "correlationId": session.correlation_id,
+                "flow": "unify" if unify else "staged",
+                "phone": mask(session.phone_number),
+                "flowType": flow_type,
+                "scenario": scenario,
+            },
+        )
+        return session
+
+    def phone_or_none(self, caller: Caller, text: str | None, *, may_be_empty: bool) -> PhoneNumber | None:
+        """The request's number; an empty one only where the flow allows it (never in Sandbox)."""
+        if text and text.strip():
+            return self.checked_phone(caller, text)
+        if self.stack.sandbox:
+            raise SandboxUserNotFound(
+                "No Sandbox test user matches the phone number: phoneNumber selects the test user"
+            )
+        if not may_be_empty:
+            raise MalformedRequest(problems={"phoneNumber": "is required for this flow and region"})
+        return None
 
     def checked_phone(self, caller: Caller, text: str) -> PhoneNumber:
         """A valid number of this stack's region that the caller may serve (8001, 8010 otherwise)."""

@@ -22,14 +22,11 @@ from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.errors import (
     DeviceRevoked,
     IdentityNotFound,
-    MalformedRequest,
     PossessionIncomplete,
-    SandboxUserNotFound,
 )
 from phoneid.domain.evaluation import Evaluation, Signals, evaluate
 from phoneid.domain.flow import Step
-from phoneid.domain.phone import PhoneNumber, mask
-from phoneid.domain.possession import Method, PossessionState, passed, sms_template
+from phoneid.domain.possession import Method, PossessionState, passed
 from phoneid.domain.sandbox import Catalogue, Scenario
 from phoneid.domain.session import Possession, Session, Unify
 from phoneid.ports import Clock, CodeMac, DeviceKeyStore, ReputationSource, SessionStore
@@ -66,28 +63,18 @@ class UnifyFlow:
     # --- unify -------------------------------------------------------------------------------
 
     def unify(self, caller: Caller, request: UnifyRequest, api_base: str) -> UnifyResponse:
-        phone = self._phone(caller, request)
-        possession = PossessionState()
-        scenario = None
-        if self._catalogue is not None:
-            user = self._catalogue.select(phone.e164 if phone else None, caller)
-            scenario = user.scenario.value
-            if user.possession_without_client:
-                possession = passed(possession, Method.PRESET)
-        sms_message, otp_length = sms_template(request.smsMessage)
-        session = Session(
-            client_id=caller.client_id,
-            correlation_id=str(uuid.uuid4()),
+        region = self._staged.stack.region
+        may_be_empty = (request.possessionType == "mobile" and region == "US") or (
+            request.possessionType == "none" and region == "EU"
+        )
+        session = self._staged.open_session(
+            caller,
+            self._staged.phone_or_none(caller, request.phoneNumber, may_be_empty=may_be_empty),
             flow_type="mobile",  # the client may choose desktop before possession starts
-            created_at=self._clock.now(),
             next_step=Step.UNIFY_STATUS if request.possessionType == "mobile" else Step.UNIFY_BIND,
-            phone_number=phone.e164 if phone else None,
-            possession=possession,
+            sms_message=request.smsMessage,
             allow_otp_retry=request.allowOTPRetry,
             final_target_url=request.finalTargetUrl,
-            sandbox_scenario=scenario,
-            sms_message=sms_message,
-            otp_length=otp_length,
             unify=Unify(
                 possession_type=request.possessionType,
                 nonce=secrets.token_urlsafe(32),
@@ -95,38 +82,11 @@ class UnifyFlow:
                 check_reputation=request.checkReputation,
                 requested_device_id=request.deviceId,
                 client_customer_id=request.clientCustomerId,
-                hard_failure=scenario in _HARD_FAILURES,
             ),
-        )
-        self._sessions.create(session)
-        logger.info(
-            "unify started",
-            extra={
-                "correlationId": session.correlation_id,
-                "phone": mask(session.phone_number),
-                "possessionType": request.possessionType,
-                "scenario": scenario,
-            },
         )
         return UnifyResponse(
             authToken=self._staged.auth_token(session, api_base), correlationId=session.correlation_id
         )
-
-    def _phone(self, caller: Caller, request: UnifyRequest) -> PhoneNumber | None:
-        text = (request.phoneNumber or "").strip()
-        region = self._staged.stack.region
-        if text:
-            return self._staged.checked_phone(caller, text)
-        if self._catalogue is not None:
-            raise SandboxUserNotFound(
-                "No Sandbox test user matches the phone number: phoneNumber selects the test user"
-            )
-        may_be_empty = (request.possessionType == "mobile" and region == "US") or (
-            request.possessionType == "none" and region == "EU"
-        )
-        if not may_be_empty:
-            raise MalformedRequest(problems={"phoneNumber": "is required for this possessionType and region"})
-        return None
 
     # --- unify-status and unify-bind -----------------------------------------------------------
 
@@ -177,7 +137,7 @@ class UnifyFlow:
             reasons |= self._reputation.reasons(session.phone_number)
         evaluation = evaluate(Signals(possession=state.status, reason_codes=frozenset(reasons)))
         if not evaluation.passed:
-            return self._failure(session, unify, evaluation), []
+            return self._failure(session, evaluation), []
         keys: list[DeviceKey] = []
         device_id: str | None = None
         if session.flow_type == "mobile":
@@ -197,13 +157,14 @@ class UnifyFlow:
             keys,
         )
 
-    def _failure(self, session: Session, unify: Unify, evaluation: Evaluation) -> UnifyStatusResponse:
+    def _failure(self, session: Session, evaluation: Evaluation) -> UnifyStatusResponse:
+        hard_failure = session.sandbox_scenario in _HARD_FAILURES
         return UnifyStatusResponse(
             success=False,
             phoneNumber=session.phone_number,
             # Sandbox hard failures answer with empty identifiers, as SPEC's test users do.
-            serviceId="" if unify.hard_failure else None,
-            deviceId="" if unify.hard_failure else None,
+            serviceId="" if hard_failure else None,
+            deviceId="" if hard_failure else None,
             evaluation=wire_evaluation(evaluation),
         )
 
