@@ -23,6 +23,7 @@ from pydantic import (
 
 from phoneid.domain.errors import InvalidCorrelationId
 from phoneid.domain.identity import DOB_PATTERN, SSN_PATTERN, dob_is_valid
+from phoneid.domain.possession import sms_template
 
 CORRELATION_ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 # RFC 3986 characters only; the 2048 limit replaced 128, the character set is unchanged.
@@ -79,11 +80,17 @@ class ResponseModel(BaseModel):
         }
 
 
+def _check_sms_message(value: str) -> str:
+    sms_template(value)  # raises ValueError naming the rule
+    return value
+
+
 SmsMessage = Annotated[
     str,
     Field(
         min_length=1, max_length=160, description="SMS text with one #### to ###### placeholder for the code"
     ),
+    AfterValidator(_check_sms_message),
 ]
 
 
