@@ -1,4 +1,4 @@
-"""The REST API's Lambda (TOKEN) authorizer: access token in, IAM policy and caller context out."""
+"""The REST API's Lambda (TOKEN) authorizers: a token in, an IAM policy and the caller's context out."""
 
 from __future__ import annotations
 
@@ -8,40 +8,39 @@ from phoneid.domain.clients import Caller
 from phoneid.domain.tokens import FlowToken
 
 
-def _stage_wide(method_arn: str) -> str:
+def _allow(principal: str, method_arn: str, context: dict[str, str]) -> dict[str, Any]:
+    """Allow every method of this API stage, so a cached decision serves the caller's next calls.
+
+    Context values must be strings, numbers or booleans.
+    """
     arn_prefix, _, path = method_arn.partition("/")
-    return f"{arn_prefix}/{path.split('/', 1)[0]}/*"
+    stage_wide = f"{arn_prefix}/{path.split('/', 1)[0]}/*"
+    return {
+        "principalId": principal,
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [{"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": stage_wide}],
+        },
+        "context": context,
+    }
 
 
 def allow_policy(caller: Caller, method_arn: str) -> dict[str, Any]:
-    """Allow every method of this API stage, so a cached decision serves the caller's next calls."""
-    return {
-        "principalId": caller.client_id,
-        "policyDocument": {
-            "Version": "2012-10-17",
-            "Statement": [
-                {"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": _stage_wide(method_arn)}
-            ],
-        },
-        # Context values must be strings, numbers or booleans.
-        "context": {
+    """The integrator's decision: its client id, solution, countries and flags travel to the handlers."""
+    return _allow(
+        caller.client_id,
+        method_arn,
+        {
             "clientId": caller.client_id,
             "solution": caller.solution.value,
             "countries": ",".join(sorted(caller.allowed_countries)),
             "flags": ",".join(sorted(f.value for f in caller.flags)),
         },
-    }
+    )
 
 
 def allow_flow_policy(flow: FlowToken, method_arn: str) -> dict[str, Any]:
     """The client API's decision: this authToken may act on its own flow only."""
-    return {
-        "principalId": flow.correlation_id,
-        "policyDocument": {
-            "Version": "2012-10-17",
-            "Statement": [
-                {"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": _stage_wide(method_arn)}
-            ],
-        },
-        "context": {"clientId": flow.client_id, "correlationId": flow.correlation_id},
-    }
+    return _allow(
+        flow.correlation_id, method_arn, {"clientId": flow.client_id, "correlationId": flow.correlation_id}
+    )
