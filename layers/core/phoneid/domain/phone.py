@@ -10,44 +10,14 @@ from phonenumbers import PhoneNumberType
 
 Region = Literal["US", "EU"]
 
-# Numbers of these countries are served by the EU stack (EEA, plus the UK and Switzerland);
-# every other country is served by the US stack.
-EUROPE: frozenset[str] = frozenset(
-    [
-        "AT",
-        "BE",
-        "BG",
-        "HR",
-        "CY",
-        "CZ",
-        "DK",
-        "EE",
-        "FI",
-        "FR",
-        "DE",
-        "GR",
-        "HU",
-        "IE",
-        "IT",
-        "LV",
-        "LT",
-        "LU",
-        "MT",
-        "NL",
-        "PL",
-        "PT",
-        "RO",
-        "SK",
-        "SI",
-        "ES",
-        "SE",
-        "IS",
-        "LI",
-        "NO",
-        "GB",
-        "CH",
-    ]
-)
+# Numbers of these countries are served by the EU stack: the EEA, the UK and Switzerland, with the
+# territories that share their numbering plans (Crown Dependencies and Gibraltar, Åland, the Faroes,
+# Svalbard) and the European microstates. Every other country is served by the US stack.
+_EUROPEAN = """
+    AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE
+    IS LI NO GB CH GG JE IM GI AX FO SJ AD MC SM VA
+"""
+EUROPE: frozenset[str] = frozenset(_EUROPEAN.split())
 
 # National-format numbers (no "+") are read in the stack's home country.
 _HOME_COUNTRY: dict[Region, str | None] = {"US": "US", "EU": None}

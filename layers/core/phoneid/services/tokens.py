@@ -16,7 +16,7 @@ from phoneid.domain.tokens import ACCESS_TOKEN_LIFETIME, REFRESH_TOKEN_LIFETIME,
 from phoneid.ports import ClientStore, Clock, RefreshTokenStore, TokenSigner
 
 # Exactly "Bearer <jwt>": missing characters or stray whitespace are a 401 (SPEC Authentication 6).
-_BEARER = re.compile(r"^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$")
+_BEARER = re.compile(r"Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)")
 
 
 class TokenService:
@@ -52,7 +52,7 @@ class TokenService:
 
     def authorize(self, authorization: str | None) -> Caller:
         """The caller an ``Authorization`` header proves, or Unauthorized."""
-        found = _BEARER.match(authorization or "")
+        found = _BEARER.fullmatch(authorization or "")
         if not found:
             raise Unauthorized("Unauthorized request: expected 'Authorization: Bearer <access token>'")
         claims = tokens.verify(
@@ -70,7 +70,7 @@ class TokenService:
 
     def authorize_flow(self, authorization: str | None) -> FlowToken:
         """The flow an SDK's ``Authorization: Bearer <authToken>`` belongs to, or Unauthorized."""
-        found = _BEARER.match(authorization or "")
+        found = _BEARER.fullmatch(authorization or "")
         if not found:
             raise Unauthorized("Unauthorized request: expected 'Authorization: Bearer <authToken>'")
         claims = tokens.verify(

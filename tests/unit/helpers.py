@@ -1,0 +1,122 @@
+"""Small builders shared by the unit tests: callers, identities, a staged flow wired to fakes, and
+hand-made JWTs. Everything here runs in memory; nothing opens a socket."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from jwt.utils import base64url_encode
+
+from phoneid.adapters.sandbox import CatalogueIdentitySource
+from phoneid.domain import tokens
+from phoneid.domain.clients import ALL_COUNTRIES, Caller, Solution, Tier
+from phoneid.domain.identity import Address, Identity
+from phoneid.domain.phone import Region
+from phoneid.domain.possession import Method, passed
+from phoneid.domain.sandbox import Catalogue
+from phoneid.domain.session import Session
+from phoneid.domain.tokens import Audience
+from phoneid.ports import IdentitySource
+from phoneid.services.sessions import SessionSteps
+from phoneid.services.staged import StagedFlow
+from tests.fakes import FakeClock, InMemoryIdentityStore, InMemorySessionStore, LocalSigner
+
+API_BASE = "https://api.phoneid.test"
+
+
+def caller(
+    client_id: str = "client-a",
+    solution: Solution = Solution.IDENTITY,
+    countries: Iterable[str] = (ALL_COUNTRIES,),
+) -> Caller:
+    return Caller(client_id=client_id, solution=solution, allowed_countries=frozenset(countries))
+
+
+def identity(phone_number: str = "+12025550142", **fields: Any) -> Identity:
+    """A production identity; override any field by keyword."""
+    values: dict[str, Any] = {
+        "first_name": "Noor",
+        "last_name": "Haddad",
+        "dob": "1987-06-15",
+        "ssn": "123456789",
+        "addresses": (Address(address="42 Quarry Road", city="Albany", region="NY", postal_code="12207"),),
+        "email_addresses": ("noor.haddad@example.com",),
+    }
+    values.update(fields)
+    return Identity(phone_number=phone_number, **values)
+
+
+@dataclass
+class StagedWorld:
+    """A staged flow wired to in-memory fakes, with the pieces a test inspects."""
+
+    flow: StagedFlow
+    sessions: InMemorySessionStore
+    clock: FakeClock
+    signer: LocalSigner
+    audience: Audience
+
+    def stored(self, who: Caller, correlation_id: str) -> Session:
+        session = self.sessions.get(who.client_id, correlation_id)
+        assert session is not None
+        return session
+
+    def pass_possession(self, who: Caller, correlation_id: str) -> None:
+        """What the customer's device does between start and validate: possession passes by OTP."""
+        session = self.stored(who, correlation_id)
+        self.sessions.items[(who.client_id, correlation_id)] = replace(
+            session, possession=passed(session.possession, Method.OTP)
+        )
+
+
+def staged_world(
+    tier: Tier = "sandbox", region: Region = "US", identities: Iterable[Identity] = ()
+) -> StagedWorld:
+    """Sandbox: the region's test users. Production: no catalogue, an identity table with ``identities``."""
+    clock = FakeClock()
+    sessions = InMemorySessionStore()
+    signer = LocalSigner()
+    audience = Audience(tier, region)
+    catalogue = Catalogue.load(region) if tier == "sandbox" else None
+    source: IdentitySource = (
+        CatalogueIdentitySource(catalogue) if catalogue is not None else InMemoryIdentityStore(identities)
+    )
+    flow = StagedFlow(
+        steps=SessionSteps(sessions, clock),
+        sessions=sessions,
+        identities=source,
+        catalogue=catalogue,
+        signer=signer,
+        clock=clock,
+        audience=audience,
+    )
+    return StagedWorld(flow=flow, sessions=sessions, clock=clock, signer=signer, audience=audience)
+
+
+# --- hand-made JWTs ------------------------------------------------------------------------------
+
+
+def claims(audience: Audience, now: datetime, **overrides: Any) -> dict[str, Any]:
+    """Valid access-token claims for ``audience`` issued at ``now``; ``None`` overrides drop a claim."""
+    values = tokens.claims_for(
+        audience=audience.api,
+        issuer=audience.issuer,
+        subject="client-a",
+        token_use="access",
+        now=now,
+        lifetime=tokens.ACCESS_TOKEN_LIFETIME,
+    )
+    values.update(overrides)
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def segment(part: Mapping[str, Any]) -> bytes:
+    return base64url_encode(json.dumps(part, separators=(",", ":")).encode())
+
+
+def compact(header: Mapping[str, Any], payload: Mapping[str, Any], signature: bytes) -> str:
+    return b".".join([segment(header), segment(payload), base64url_encode(signature)]).decode()
