@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Iterator
 
@@ -27,7 +28,7 @@ from phoneid.dev.emulation import atomic_dynamodb_writes  # noqa: E402
 from phoneid.dev.operator import FakeOperator  # noqa: E402
 from phoneid.dev.stack import LocalStack  # noqa: E402
 from tests.fakes import FakeClock  # noqa: E402
-from tests.harness import PUBLIC_BASE_URL, Api  # noqa: E402
+from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder  # noqa: E402
 
 
 @pytest.fixture
@@ -86,3 +87,23 @@ def operator() -> Iterator[FakeOperator]:
 def api(make_api: Callable[..., Api]) -> Api:
     """The default stack: Sandbox tier, US region."""
     return make_api()
+
+
+@pytest.fixture
+def logged() -> Iterator[LogRecorder]:
+    """Everything the service logs, at any level, while the test runs."""
+    loggers = [
+        logging.getLogger(name)
+        for name in list(logging.Logger.manager.loggerDict)
+        if name.startswith("phoneid")
+    ]
+    previous = [each.level for each in loggers]
+    recorder = LogRecorder()
+    service = logging.getLogger("phoneid")
+    service.addHandler(recorder)
+    for each in loggers:
+        each.setLevel(logging.DEBUG)
+    yield recorder
+    service.removeHandler(recorder)
+    for each, level in zip(loggers, previous, strict=True):
+        each.setLevel(level)

@@ -8,6 +8,7 @@ and Lambda proxy events included.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,3 +127,16 @@ def load_event(name: str) -> dict[str, Any]:
     """A sample event from ``events/`` (e.g. ``start/mobile.json``)."""
     event: dict[str, Any] = json.loads((EVENTS / name).read_text())
     return event
+
+
+class LogRecorder(logging.Handler):
+    """Keeps every record whole: message, extra fields and exception text."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(
+            json.dumps(record.__dict__, default=str) + (self.format(record) if record.exc_info else "")
+        )

@@ -2,53 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import logging
-from collections.abc import Iterator
-
 import pytest
 
-from tests.harness import Api
+from tests.harness import Api, LogRecorder
 
 SSN = "911456711"
 DOB = "1999-08-08"
 
 
-class _Recorder(logging.Handler):
-    """Keeps every record whole: message, extra fields and exception text."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(
-            json.dumps(record.__dict__, default=str) + (self.format(record) if record.exc_info else "")
-        )
-
-
-@pytest.fixture
-def logged() -> Iterator[_Recorder]:
-    """Everything the service logs, at any level, while the test runs."""
-    loggers = [
-        logging.getLogger(name)
-        for name in list(logging.Logger.manager.loggerDict)
-        if name.startswith("phoneid")
-    ]
-    previous = [each.level for each in loggers]
-    recorder = _Recorder()
-    service = logging.getLogger("phoneid")
-    service.addHandler(recorder)
-    for each in loggers:
-        each.setLevel(logging.DEBUG)
-    yield recorder
-    service.removeHandler(recorder)
-    for each, level in zip(loggers, previous, strict=True):
-        each.setLevel(level)
-
-
 def test_a_whole_flow_with_pii_and_failures_logs_none_of_it(
-    api: Api, logged: _Recorder, monkeypatch: pytest.MonkeyPatch
+    api: Api, logged: LogRecorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given an integrator, and the service logging at DEBUG
     integrator = api.integrator()
