@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 from phoneid.dev.events import LambdaContext, websocket_event
 from phoneid.dev.gateway import HttpResponse
-from tests.harness import PUBLIC_BASE_URL, Api
+from tests.harness import Api, Transport
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -49,7 +49,12 @@ def _b64(data: bytes) -> str:
 
 class Device:
     def __init__(
-        self, api: Api, auth_token: str, *, msisdn: str | None = None, keys: dict[str, KeyPair] | None = None
+        self,
+        api: Transport,
+        auth_token: str,
+        *,
+        msisdn: str | None = None,
+        keys: dict[str, KeyPair] | None = None,
     ) -> None:
         self.api = api
         self.auth_token = auth_token
@@ -98,7 +103,7 @@ class Device:
         started = self.call("/mobile-auth")
         assert started.status == 200, started.body
         url = started.json()["mobileAuth"]["url"]
-        if not url.startswith(PUBLIC_BASE_URL):
+        if not url.startswith(self.api.public_base_url):
             url = self._through_operator(url)
         answered = self.api.get(url)
         assert answered.status == 200, answered.body
@@ -119,6 +124,7 @@ class Device:
 
     def connect_socket(self) -> tuple[str, int]:
         """The desktop's WebSocket $connect with the authToken; returns (connection id, status)."""
+        assert isinstance(self.api, Api), "in-process stacks only"
         connection_id = uuid.uuid4().hex[:16]
         event = websocket_event(
             route_key="$connect",
@@ -131,14 +137,14 @@ class Device:
         return connection_id, int(answer["statusCode"])
 
 
-def latest_code(api: Api, phone_number: str) -> str:
+def latest_code(api: Transport, phone_number: str) -> str:
     text = api.outbox(phone_number)[-1]["text"]
     found = re.search(r"\b(\d{4,6})\b", text)
     assert found, text
     return found.group(1)
 
 
-def latest_link(api: Api, phone_number: str) -> str:
+def latest_link(api: Transport, phone_number: str) -> str:
     found = re.search(r"https://\S+/l/[\w-]+", api.outbox(phone_number)[-1]["text"])
     assert found
     return found.group(0)

@@ -11,7 +11,7 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from phoneid import bootstrap
@@ -32,10 +32,24 @@ class Credentials:
     client_secret: str
 
 
+class Transport(Protocol):
+    """How tests reach the API: in this process (``Api``) or over HTTP to ``phoneid dev``."""
+
+    public_base_url: str
+
+    def post(self, path: str, body: Any, *, token: str | None = None, **headers: str) -> HttpResponse: ...
+
+    def get(self, url: str) -> HttpResponse: ...
+
+    def token(self, credentials: Credentials) -> str: ...
+
+    def outbox(self, to: str | None = None) -> list[dict[str, str]]: ...
+
+
 class Integrator:
     """One API client: its credentials, an access token, and calls made with it."""
 
-    def __init__(self, api: Api, credentials: Credentials) -> None:
+    def __init__(self, api: Transport, credentials: Credentials) -> None:
         self.api = api
         self.credentials = credentials
         self._token: str | None = None
@@ -58,6 +72,8 @@ class Integrator:
 
 
 class Api:
+    public_base_url = PUBLIC_BASE_URL
+
     def __init__(self, stack: LocalStack, clock: FakeClock) -> None:
         self.stack = stack
         self.clock = clock

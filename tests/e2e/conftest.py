@@ -10,11 +10,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from phoneid.dev.emulation import free_port
+from phoneid.dev.gateway import HttpResponse
+from tests.harness import Credentials, Integrator
 
 BIN = Path(sys.executable).parent
 
@@ -89,3 +92,52 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
 def http(dev_server: DevServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=dev_server.base_url, timeout=30) as client:
         yield client
+
+
+class HttpApi:
+    """The tests' ``Transport`` over real HTTP to a running ``phoneid dev``."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+        self.public_base_url = str(http.base_url).rstrip("/")
+
+    @staticmethod
+    def _answer(response: httpx.Response) -> HttpResponse:
+        return HttpResponse(response.status_code, dict(response.headers), response.text)
+
+    def post(self, path: str, body: Any, *, token: str | None = None, **headers: str) -> HttpResponse:
+        sent = {name.replace("_", "-"): value for name, value in headers.items()}
+        if token is not None:
+            sent["authorization"] = f"Bearer {token}"
+        return self._answer(self.http.post(path, json=body, headers=sent))
+
+    def get(self, url: str) -> HttpResponse:
+        assert url.startswith(self.public_base_url), url
+        return self._answer(self.http.get(url.removeprefix(self.public_base_url)))
+
+    def token(self, credentials: Credentials) -> str:
+        response = self.http.post(
+            "/token",
+            data={
+                "grant_type": "client_credentials",
+                "client_id": credentials.client_id,
+                "client_secret": credentials.client_secret,
+            },
+        )
+        assert response.status_code == 200, response.text
+        return str(response.json()["access_token"])
+
+    def outbox(self, to: str | None = None) -> list[dict[str, str]]:
+        messages: list[dict[str, str]] = self.http.get("/_local/outbox").json()
+        return [message for message in messages if to is None or message["to"] == to]
+
+    def integrator(self, **spec: Any) -> Integrator:
+        """A new client of the running stack (``POST /_local/clients``)."""
+        created = self.http.post("/_local/clients", json=spec)
+        assert created.status_code == 201, created.text
+        return Integrator(self, Credentials(created.json()["client_id"], created.json()["client_secret"]))
+
+
+@pytest.fixture
+def remote(http: httpx.Client) -> HttpApi:
+    return HttpApi(http)
