@@ -264,6 +264,27 @@ def test_a_key_for_another_number_fails_with_9101_unless_rebind(api: Api) -> Non
     assert status(integrator, later_id).json()["deviceId"] == first["deviceId"]
 
 
+def test_device_id_on_unify_picks_which_of_several_registrations_to_recover(api: Api) -> None:
+    # Given one browser holding two registrations: one customer's for OTP_PASS, another's for FALLBACK
+    integrator = api.integrator()
+    browser, first = first_visit(integrator, OTP_PASS)
+    _, second = first_visit(integrator, FALLBACK, browser)
+    assert set(browser.keys) == {first["deviceId"], second["deviceId"]}
+
+    # When the integrator names the second customer's registration on unify
+    correlation_id, token = unify(integrator, FALLBACK, deviceId=second["deviceId"])
+    returning = browser.for_flow(token)
+    plan = returning.session()
+    wrong_key = returning.prove(first["deviceId"])
+    named_key = returning.prove(second["deviceId"])
+
+    # Then the SDK is told which key to use, no other key of the browser may stand in, and it passes
+    assert plan["deviceKey"]["deviceId"] == second["deviceId"]
+    assert (wrong_key.status, wrong_key.json()["code"]) == (403, 8002)
+    assert named_key.json()["status"] == "passed"
+    assert status(integrator, correlation_id).json()["deviceId"] == second["deviceId"]
+
+
 def test_an_inactive_key_is_deactivated_and_a_success_resets_the_period(api: Api) -> None:
     integrator = api.integrator()
     device, _ = first_visit(integrator, OTP_PASS)

@@ -82,8 +82,10 @@ class DeviceKeyClient:
         def decide(session: Session) -> tuple[Session, bool]:
             unify = self._open(session)
             session.possession.require_pending()
-            # Unknown, inactive and badly signed keys look the same: no oracle for deviceIds.
-            if key is None or key.inactive(now, self._inactivity):
+            # Unknown, inactive and badly signed keys look the same: no oracle for deviceIds. When the
+            # integrator named the registration to recover, no other key of the browser may stand in.
+            named = unify.requested_device_id
+            if key is None or key.inactive(now, self._inactivity) or named not in (None, key.device_id):
                 raise InvalidKeyProof()
             verify_proof(key.public_jwk, unify.nonce, request.signature)
             if key.status == KeyStatus.REVOKED:
