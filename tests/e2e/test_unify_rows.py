@@ -3,6 +3,8 @@ with the same Python device client the integration tests use."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.device import Device
@@ -14,123 +16,68 @@ from tests.integration.test_possession_sandbox import (
     MOBILE_AUTH_FAIL,
     MOBILE_AUTH_PASS,
     OTP_FAIL,
-    OTP_PASS,
     REPUTATION_FAIL,
-    REVOKED_KEY,
 )
-from tests.integration.test_unify import first_visit, status, unify
+from tests.integration.test_unify import status, unify
+from tests.integration.test_unify import (
+    test_first_visit_binds_a_key_after_otp_and_the_second_needs_no_sms as key_reuse_scenario,
+)
+from tests.integration.test_unify import (
+    test_revoked_key_user_gets_8019_on_the_second_unify_and_a_full_flow_rebinds as revoked_key_scenario,
+)
 
 pytestmark = pytest.mark.e2e
 
 
+def run(device: Device, action: str) -> None:
+    if action == "mobile-auth":
+        device.mobile_auth()
+    elif action == "register":
+        device.register()
+    else:  # "otp:<code>"
+        device.send_otp()
+        device.enter(action.removeprefix("otp:"))
+
+
+# scenario, number, unify fields, what the device does, what unify-status then answers
+ROWS: list[tuple[str, str, dict[str, Any], list[str], dict[str, Any]]] = [
+    ("otp-fail", OTP_FAIL, {}, ["otp:1111"], {"success": False, "phoneNumber": OTP_FAIL}),
+    ("mobile-auth-pass", MOBILE_AUTH_PASS, {}, ["mobile-auth", "register"], {"success": True}),
+    ("mobile-auth-fail", MOBILE_AUTH_FAIL, {}, ["mobile-auth"], {"success": False}),
+    ("mobile-auth-fail-otp-pass", FALLBACK, {}, ["mobile-auth", "otp:1234", "register"], {"success": True}),
+    ("reputation-fail", REPUTATION_FAIL, {"checkReputation": True}, ["mobile-auth"], {"success": False}),
+    ("hard-fail-na", HARD_FAIL_NA, {}, ["mobile-auth", "register"], {"success": False, "deviceId": ""}),
+    ("hard-fail-intl", HARD_FAIL_INTL, {}, ["mobile-auth", "register"], {"success": False, "serviceId": ""}),
+]
+
+
+@pytest.mark.parametrize(
+    ("number", "fields", "actions", "expected"), [row[1:] for row in ROWS], ids=[row[0] for row in ROWS]
+)
+def test_unify_row(
+    remote: HttpApi, number: str, fields: dict[str, Any], actions: list[str], expected: dict[str, Any]
+) -> None:
+    integrator = remote.integrator()
+    correlation_id, token = unify(integrator, number, **fields)
+    device = Device(remote, token)
+
+    for action in actions:
+        run(device, action)
+    answer = status(integrator, correlation_id).json()
+
+    assert answer | expected == answer
+    assert answer["phoneNumber"] == number
+    if answer["success"]:
+        assert answer["deviceId"] in device.keys  # the registered key is bound
+    else:
+        assert not answer.get("deviceId")
+    if "mobile-auth" in actions and "otp:1234" not in actions:
+        assert remote.outbox(number) == []  # Mobile Auth texts nothing
+
+
 def test_otp_pass_binds_a_key_and_the_next_visit_needs_no_sms(remote: HttpApi) -> None:
-    integrator = remote.integrator()
-    device, first = first_visit(integrator, OTP_PASS)
-    texts = len(remote.outbox(OTP_PASS))
-
-    correlation_id, token = unify(integrator, OTP_PASS)
-    proven = device.for_flow(token).prove()
-    second = status(integrator, correlation_id).json()
-
-    assert first["success"] is True
-    assert first["deviceId"] in device.keys
-    assert proven.json()["status"] == "passed"
-    assert second == {
-        "success": True,
-        "serviceId": first["serviceId"],
-        "deviceId": first["deviceId"],
-        "phoneNumber": OTP_PASS,
-    }
-    assert len(remote.outbox(OTP_PASS)) == texts
-
-
-def test_otp_fail(remote: HttpApi) -> None:
-    integrator = remote.integrator()
-    correlation_id, token = unify(integrator, OTP_FAIL)
-    device = Device(remote, token)
-    device.send_otp()
-    device.enter("1111")
-
-    answer = status(integrator, correlation_id).json()
-
-    assert answer["success"] is False
-    assert answer["phoneNumber"] == OTP_FAIL
-
-
-def test_mobile_auth_pass_sends_no_sms(remote: HttpApi) -> None:
-    integrator = remote.integrator()
-    correlation_id, token = unify(integrator, MOBILE_AUTH_PASS)
-    device = Device(remote, token)
-    device.mobile_auth()
-    device.register()
-
-    answer = status(integrator, correlation_id).json()
-
-    assert answer["success"] is True
-    assert answer["deviceId"] in device.keys
-    assert remote.outbox(MOBILE_AUTH_PASS) == []
-
-
-def test_mobile_auth_fail(remote: HttpApi) -> None:
-    integrator = remote.integrator()
-    correlation_id, token = unify(integrator, MOBILE_AUTH_FAIL)
-    Device(remote, token).mobile_auth()
-
-    answer = status(integrator, correlation_id).json()
-
-    assert answer["success"] is False
-    assert answer["phoneNumber"] == MOBILE_AUTH_FAIL
-
-
-def test_mobile_auth_fail_then_otp_pass(remote: HttpApi) -> None:
-    integrator = remote.integrator()
-    correlation_id, token = unify(integrator, FALLBACK)
-    device = Device(remote, token)
-    after_mobile_auth = device.mobile_auth()
-    device.send_otp()
-    device.enter("1234")
-
-    assert after_mobile_auth["status"] == "pending"
-    assert status(integrator, correlation_id).json()["success"] is True
-
-
-def test_reputation_failure(remote: HttpApi) -> None:
-    integrator = remote.integrator()
-    correlation_id, token = unify(integrator, REPUTATION_FAIL, checkReputation=True)
-    Device(remote, token).mobile_auth()
-
-    answer = status(integrator, correlation_id).json()
-
-    assert answer["success"] is False
-    assert "9302" in answer["evaluation"]["risk"]["failureReasons"]
+    key_reuse_scenario(remote)  # type: ignore[arg-type]  # the same scenario, over HTTP
 
 
 def test_revoked_key_gives_8019_on_the_second_unify(remote: HttpApi) -> None:
-    integrator = remote.integrator()
-    correlation_id, token = unify(integrator, REVOKED_KEY)
-    device = Device(remote, token)
-    device.mobile_auth()
-    device.register()
-    assert status(integrator, correlation_id).json()["success"] is True
-
-    second_id, second_token = unify(integrator, REVOKED_KEY)
-    refused = device.for_flow(second_token).prove()
-    second = status(integrator, second_id)
-
-    assert (refused.status, refused.json()["code"]) == (403, 8019)
-    assert (second.status, second.json()["code"]) == (403, 8019)
-
-
-@pytest.mark.parametrize("phone", [HARD_FAIL_NA, HARD_FAIL_INTL])
-def test_hard_failure_binds_nothing(remote: HttpApi, phone: str) -> None:
-    integrator = remote.integrator()
-    correlation_id, token = unify(integrator, phone)
-    device = Device(remote, token)
-    device.mobile_auth()
-
-    registered = device.register()
-    answer = status(integrator, correlation_id).json()
-
-    assert registered.status == 403
-    assert (answer["success"], answer["deviceId"], answer["serviceId"]) == (False, "", "")
-    assert answer["phoneNumber"] == phone
+    revoked_key_scenario(remote)  # type: ignore[arg-type]
