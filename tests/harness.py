@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import boto3
 
 from phoneid import bootstrap
 from phoneid.dev.events import LambdaContext
@@ -25,11 +29,21 @@ EVENTS = Path(__file__).resolve().parents[1] / "events"
 # Where phones and SDKs reach the API in tests: Instant Links and Mobile Auth callbacks start here.
 PUBLIC_BASE_URL = "https://api.phoneid.test"
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class Credentials:
     client_id: str
     client_secret: str
+
+    def token_form(self) -> dict[str, str]:
+        """The ``POST /token`` form of the client credentials grant."""
+        return {
+            "grant_type": "client_credentials",
+            "client_id": self.client_id,
+            "client_secret": self.client_secret,
+        }
 
 
 class Transport(Protocol):
@@ -123,15 +137,16 @@ class Api:
         )
 
     def token(self, credentials: Credentials) -> str:
-        response = self.token_response(
-            {
-                "grant_type": "client_credentials",
-                "client_id": credentials.client_id,
-                "client_secret": credentials.client_secret,
-            }
-        )
+        response = self.token_response(credentials.token_form())
         assert response.status == 200, response.body
         return str(response.json()["access_token"])
+
+    def table_items(self, table: str) -> list[dict[str, Any]]:
+        """Every item of a table of the template (``"SessionsTable"``), raw, as DynamoDB stores it."""
+        items: list[dict[str, Any]] = boto3.client("dynamodb").scan(TableName=self.stack.physical_ids[table])[
+            "Items"
+        ]
+        return items
 
     def invoke(self, function: str, event: dict[str, Any]) -> dict[str, Any]:
         """Call one handler directly with a proxy event, as Lambda would."""
@@ -139,9 +154,13 @@ class Api:
         return result
 
 
-def load_event(name: str) -> dict[str, Any]:
-    """A sample event from ``events/`` (e.g. ``start/mobile.json``)."""
-    event: dict[str, Any] = json.loads((EVENTS / name).read_text())
+def load_event(name: str, replacements: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A sample event from ``events/`` (e.g. ``start/mobile.json``), each key of ``replacements``
+    (a ``<PLACEHOLDER>`` or a sample id) replaced by its value."""
+    text = (EVENTS / name).read_text()
+    for placeholder, value in (replacements or {}).items():
+        text = text.replace(placeholder, value)
+    event: dict[str, Any] = json.loads(text)
     return event
 
 
@@ -156,3 +175,26 @@ class LogRecorder(logging.Handler):
         self.lines.append(
             json.dumps(record.__dict__, default=str) + (self.format(record) if record.exc_info else "")
         )
+
+
+def at_once(call: Callable[[], T], times: int) -> list[T]:
+    """``call`` from ``times`` threads released together; every result (a thread's exception fails here)."""
+    barrier = threading.Barrier(times)
+    results: list[T | BaseException | None] = [None] * times
+
+    def run(index: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            results[index] = call()
+        except BaseException as error:  # reported below, in the test's thread
+            results[index] = error
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(times)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    failures = [r for r in results if isinstance(r, BaseException) or r is None]
+    assert not failures, failures
+    return cast(list[T], results)

@@ -116,14 +116,7 @@ class HttpApi:
         return self._answer(self.http.get(url.removeprefix(self.public_base_url)))
 
     def token(self, credentials: Credentials) -> str:
-        response = self.http.post(
-            "/token",
-            data={
-                "grant_type": "client_credentials",
-                "client_id": credentials.client_id,
-                "client_secret": credentials.client_secret,
-            },
-        )
+        response = self.http.post("/token", data=credentials.token_form())
         assert response.status_code == 200, response.text
         return str(response.json()["access_token"])
 

@@ -8,18 +8,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.conftest import CLIENT_ID, CLIENT_SECRET, DevServer, start_dev_server
+from tests.e2e.conftest import CLIENT_ID, CLIENT_SECRET, DevServer, HttpApi, start_dev_server
+from tests.harness import Credentials
 
 pytestmark = pytest.mark.e2e
 
 
 def _token(http: httpx.Client, client_id: str, client_secret: str) -> str:
-    response = http.post(
-        "/token",
-        data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": client_secret},
-    )
-    assert response.status_code == 200, response.text
-    return str(response.json()["access_token"])
+    return HttpApi(http).token(Credentials(client_id, client_secret))
 
 
 def test_readme_walkthrough_for_the_token_only_user(http: httpx.Client) -> None:

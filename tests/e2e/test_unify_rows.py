@@ -9,7 +9,14 @@ import pytest
 
 from tests.device import Device
 from tests.e2e.conftest import HttpApi
-from tests.integration.test_possession_sandbox import (
+from tests.integration.test_unify import status, unify
+from tests.integration.test_unify import (
+    test_first_visit_binds_a_key_after_otp_and_the_second_needs_no_sms as key_reuse_scenario,
+)
+from tests.integration.test_unify import (
+    test_revoked_key_user_gets_8019_on_the_second_unify_and_a_full_flow_rebinds as revoked_key_scenario,
+)
+from tests.sandbox_numbers import (
     FALLBACK,
     HARD_FAIL_INTL,
     HARD_FAIL_NA,
@@ -17,13 +24,6 @@ from tests.integration.test_possession_sandbox import (
     MOBILE_AUTH_PASS,
     OTP_FAIL,
     REPUTATION_FAIL,
-)
-from tests.integration.test_unify import status, unify
-from tests.integration.test_unify import (
-    test_first_visit_binds_a_key_after_otp_and_the_second_needs_no_sms as key_reuse_scenario,
-)
-from tests.integration.test_unify import (
-    test_revoked_key_user_gets_8019_on_the_second_unify_and_a_full_flow_rebinds as revoked_key_scenario,
 )
 
 pytestmark = pytest.mark.e2e

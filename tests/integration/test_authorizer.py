@@ -2,47 +2,32 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import json
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from jwt.utils import base64url_decode, base64url_encode
 
 from phoneid.domain import tokens
 from phoneid.domain.tokens import Audience
 from tests.harness import Api
+from tests.sandbox_numbers import TOKEN_ONLY
+from tests.unit.helpers import claims as token_claims
+from tests.unit.helpers import compact, segment
 
 UNAUTHORIZED = {"code": 8002, "message": "Unauthorized request: credentials missing or invalid"}
-START = {"flowType": "mobile", "phoneNumber": "+12025550111"}
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def segment(part: dict[str, Any]) -> str:
-    return b64(json.dumps(part, separators=(",", ":")).encode())
+START = {"flowType": "mobile", "phoneNumber": TOKEN_ONLY}
 
 
 def claims(api: Api, client_id: str, **changes: Any) -> dict[str, Any]:
-    audience = api.container.audience
-    issued = tokens.claims_for(
-        audience=audience.api,
-        issuer=audience.issuer,
-        subject=client_id,
-        token_use="access",
-        now=api.clock.now(),
-        lifetime=timedelta(hours=1),
-    )
-    issued.update(changes)
-    return {name: value for name, value in issued.items() if value is not None}
+    """Valid access-token claims of this stack for ``client_id``; ``None`` changes drop a claim."""
+    return token_claims(api.container.audience, api.clock.now(), sub=client_id, **changes)
 
 
 def signed(api: Api, payload: dict[str, Any]) -> str:
@@ -106,19 +91,19 @@ def test_a_missing_authorization_header_is_401(api: Api) -> None:
 def test_a_damaged_signature_is_401(api: Api) -> None:
     token = api.integrator().access_token
     head, body, signature = token.split(".")
-    raw = bytearray(base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)))
+    raw = bytearray(base64url_decode(signature))
     raw[10] ^= 0x01
 
-    assert start_with(api, f"Bearer {head}.{body}.{b64(bytes(raw))}").status == 401
+    assert start_with(api, f"Bearer {head}.{body}.{base64url_encode(bytes(raw)).decode()}").status == 401
 
 
 def test_changed_claims_under_the_original_signature_are_401(api: Api) -> None:
     integrator = api.integrator()
     other = api.integrator()
     head, body, signature = integrator.access_token.split(".")
-    payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    payload = json.loads(base64url_decode(body))
 
-    forged = f"{head}.{segment({**payload, 'sub': other.client_id})}.{signature}"
+    forged = f"{head}.{segment({**payload, 'sub': other.client_id}).decode()}.{signature}"
 
     assert start_with(api, f"Bearer {forged}").status == 401
 
@@ -127,7 +112,7 @@ def test_alg_none_is_401(api: Api) -> None:
     integrator = api.integrator()
     header = {"alg": "none", "typ": "JWT", "kid": api.container.signer.public_jwk()["kid"]}
 
-    unsigned = f"{segment(header)}.{segment(claims(api, integrator.client_id))}."
+    unsigned = compact(header, claims(api, integrator.client_id), b"")
 
     assert start_with(api, f"Bearer {unsigned}").status == 401
     assert start_with(api, f"Bearer {unsigned}AAAA").status == 401
@@ -141,10 +126,10 @@ def test_hs256_signed_with_the_public_key_is_401(api: Api) -> None:
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
     header = {"alg": "HS256", "typ": "JWT", "kid": jwk["kid"]}
-    signing_input = f"{segment(header)}.{segment(claims(api, integrator.client_id))}"
-    mac = hmac.new(pem, signing_input.encode(), hashlib.sha256).digest()
+    payload = claims(api, integrator.client_id)
+    mac = hmac.new(pem, segment(header) + b"." + segment(payload), hashlib.sha256).digest()
 
-    assert start_with(api, f"Bearer {signing_input}.{b64(mac)}").status == 401
+    assert start_with(api, f"Bearer {compact(header, payload, mac)}").status == 401
 
 
 def test_a_token_signed_by_another_key_is_401(api: Api) -> None:

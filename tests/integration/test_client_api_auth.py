@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tests.device import Device
 from tests.harness import Api
-from tests.integration.test_possession_sandbox import OTP_PASS, start
+from tests.integration.test_possession_sandbox import start
+from tests.sandbox_numbers import OTP_PASS
 
 UNAUTHORIZED = {"code": 8002, "message": "Unauthorized request: credentials missing or invalid"}
 

@@ -8,8 +8,9 @@ import json
 import pytest
 
 from tests.harness import Api, Integrator, LogRecorder
+from tests.sandbox_numbers import TOKEN_ONLY
 
-START = {"flowType": "mobile", "phoneNumber": "+12025550111"}
+START = {"flowType": "mobile", "phoneNumber": TOKEN_ONLY}
 V3 = ["/v3/start", "/v3/validate", "/v3/challenge", "/v3/complete", "/v3/unify", "/v3/unify-status"]
 
 
@@ -84,7 +85,7 @@ def test_each_invalid_parameter_is_named_and_its_value_is_not_echoed(api: Api) -
 
     refused = integrator.post(
         "/v3/start",
-        {"flowType": "tablet-911456711", "phoneNumber": "+12025550111", "dob": "1999-13-45", "ssn": "12"},
+        {"flowType": "tablet-911456711", "phoneNumber": TOKEN_ONLY, "dob": "1999-13-45", "ssn": "12"},
     )
 
     assert refused.status == 400
@@ -109,7 +110,7 @@ def test_an_unknown_parameter_is_named(api: Api) -> None:
 def test_a_missing_required_parameter_is_named(api: Api) -> None:
     integrator = api.integrator()
 
-    refused = integrator.post("/v3/start", {"phoneNumber": "+12025550111"})
+    refused = integrator.post("/v3/start", {"phoneNumber": TOKEN_ONLY})
 
     assert refused.status == 400
     assert refused.json()["code"] == 8001
@@ -245,12 +246,6 @@ def test_a_throttled_request_has_no_effect(api: Api) -> None:
 
 def test_the_token_endpoint_is_rate_limited_per_client_id(api: Api) -> None:
     credentials = api.create_client()
-    fields = {
-        "grant_type": "client_credentials",
-        "client_id": credentials.client_id,
-        "client_secret": credentials.client_secret,
-    }
-
-    statuses = [api.token_response(fields).status for _ in range(26)]
+    statuses = [api.token_response(credentials.token_form()).status for _ in range(26)]
 
     assert statuses == [200] * 25 + [429]

@@ -13,23 +13,17 @@ import pytest
 
 from tests.device import Device
 from tests.harness import EVENTS, Api, Credentials, Integrator, load_event
+from tests.sandbox_numbers import OTP_PASS, TOKEN_ONLY
 
 SAMPLE_CLIENT_ID = "0123456789abcdef0123456789abcdef"
 SAMPLE_CORRELATION_ID = "4c2d0b0e-6f7a-4d1e-9a53-0c6f2b8e1d11"
 
 
-def filled(name: str, **values: str) -> dict[str, Any]:
-    """``events/<name>`` with each ``<PLACEHOLDER>`` (and the sample ids) replaced by ``values``."""
-    text = (EVENTS / name).read_text()
-    for placeholder, value in values.items():
-        text = text.replace(placeholder, value)
-    event: dict[str, Any] = json.loads(text)
-    return event
-
-
-def for_client(name: str, integrator: Integrator, **values: str) -> dict[str, Any]:
+def for_client(
+    name: str, integrator: Integrator, replacements: dict[str, str] | None = None
+) -> dict[str, Any]:
     """A /v3 sample as the access-token authorizer would pass it on for ``integrator``."""
-    return filled(name, **{SAMPLE_CLIENT_ID: integrator.client_id, **values})
+    return load_event(name, {SAMPLE_CLIENT_ID: integrator.client_id, **(replacements or {})})
 
 
 def body(result: dict[str, Any]) -> Any:
@@ -54,9 +48,9 @@ def test_token_sample_grants_a_token(api: Api) -> None:
 
     result = api.invoke(
         "TokenFunction",
-        filled(
+        load_event(
             "token/client_credentials.json",
-            **{"<CLIENT_ID>": credentials.client_id, "<CLIENT_SECRET>": credentials.client_secret},
+            {"<CLIENT_ID>": credentials.client_id, "<CLIENT_SECRET>": credentials.client_secret},
         ),
     )
 
@@ -76,7 +70,7 @@ def test_authorizer_sample_allows_a_real_token_and_refuses_the_placeholder(api: 
     integrator = api.integrator()
 
     policy = api.invoke(
-        "AuthorizerFunction", filled("authorizer/token.json", **{"<ACCESS_TOKEN>": integrator.access_token})
+        "AuthorizerFunction", load_event("authorizer/token.json", {"<ACCESS_TOKEN>": integrator.access_token})
     )
 
     assert policy["context"]["clientId"] == integrator.client_id
@@ -98,22 +92,22 @@ def test_staged_samples_walk_the_whole_flow(api: Api) -> None:
     correlation_id = body(started)["correlationId"]
     validated = api.invoke(
         "ValidateFunction",
-        for_client("validate/request.json", integrator, **{SAMPLE_CORRELATION_ID: correlation_id}),
+        for_client("validate/request.json", integrator, {SAMPLE_CORRELATION_ID: correlation_id}),
     )
     challenged = api.invoke(
         "ChallengeFunction",
-        for_client("challenge/dob.json", integrator, **{SAMPLE_CORRELATION_ID: correlation_id}),
+        for_client("challenge/dob.json", integrator, {SAMPLE_CORRELATION_ID: correlation_id}),
     )
     completed = api.invoke(
         "CompleteFunction",
-        for_client("complete/individual.json", integrator, **{SAMPLE_CORRELATION_ID: correlation_id}),
+        for_client("complete/individual.json", integrator, {SAMPLE_CORRELATION_ID: correlation_id}),
     )
 
     assert started["statusCode"] == 200
     assert body(validated) == {
         "success": True,
         "challengeMissing": True,
-        "phoneNumber": "+12025550111",
+        "phoneNumber": TOKEN_ONLY,
         "next": {"v3-challenge": "/v3/challenge"},
     }
     assert body(challenged)["individual"]["lastName"] == "Petrova"
@@ -156,14 +150,14 @@ def test_unify_and_client_api_samples_prove_possession_by_otp(api: Api) -> None:
 
     pending = api.invoke(
         "UnifyStatusFunction",
-        for_client("unify_status/request.json", integrator, **{SAMPLE_CORRELATION_ID: correlation_id}),
+        for_client("unify_status/request.json", integrator, {SAMPLE_CORRELATION_ID: correlation_id}),
     )
-    plan = api.invoke("ClientSessionFunction", filled("client_session/request.json", **as_the_flow))
-    sent = api.invoke("ClientOtpFunction", filled("client_otp/send.json", **as_the_flow))
-    entered = api.invoke("ClientOtpVerifyFunction", filled("client_otp_verify/code.json", **as_the_flow))
+    plan = api.invoke("ClientSessionFunction", load_event("client_session/request.json", as_the_flow))
+    sent = api.invoke("ClientOtpFunction", load_event("client_otp/send.json", as_the_flow))
+    entered = api.invoke("ClientOtpVerifyFunction", load_event("client_otp_verify/code.json", as_the_flow))
     status = api.invoke(
         "UnifyStatusFunction",
-        for_client("unify_status/request.json", integrator, **{SAMPLE_CORRELATION_ID: correlation_id}),
+        for_client("unify_status/request.json", integrator, {SAMPLE_CORRELATION_ID: correlation_id}),
     )
 
     assert body(unified)["success"] == "pending"
@@ -174,12 +168,12 @@ def test_unify_and_client_api_samples_prove_possession_by_otp(api: Api) -> None:
     assert body(sent)["otp"]["sent"] is True
     assert body(entered)["status"] == "passed"
     assert body(status)["success"] is True
-    assert body(status)["phoneNumber"] == "+12025550101"
+    assert body(status)["phoneNumber"] == OTP_PASS
 
 
 def test_device_revoke_sample_revokes_a_bound_key(api: Api) -> None:
     integrator = api.integrator()
-    unified = integrator.post("/v3/unify", {"phoneNumber": "+12025550101", "possessionType": "mobile"}).json()
+    unified = integrator.post("/v3/unify", {"phoneNumber": OTP_PASS, "possessionType": "mobile"}).json()
     device = Device(api, unified["authToken"])
     device.send_otp()
     device.enter("1234")
@@ -188,11 +182,11 @@ def test_device_revoke_sample_revokes_a_bound_key(api: Api) -> None:
 
     revoked = api.invoke(
         "DeviceRevokeFunction",
-        for_client("device_revoke/request.json", integrator, **{"<DEVICE_ID>": device_id}),
+        for_client("device_revoke/request.json", integrator, {"<DEVICE_ID>": device_id}),
     )
     stranger = api.invoke(
         "DeviceRevokeFunction",
-        for_client("device_revoke/request.json", api.integrator(), **{"<DEVICE_ID>": device_id}),
+        for_client("device_revoke/request.json", api.integrator(), {"<DEVICE_ID>": device_id}),
     )
 
     assert revoked["statusCode"] == 200

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from tests.device import Device, latest_code, latest_link
-from tests.harness import Api, Integrator
-from tests.integration.test_possession_sandbox import OTP_PASS, TARGET, start
+from tests.harness import Api, Integrator, at_once
+from tests.integration.test_possession_sandbox import TARGET, start
+from tests.sandbox_numbers import OTP_PASS
 
 CANADIAN = "+16135550101"  # valid, mobile-capable, but not a test user
 
@@ -122,18 +122,7 @@ def test_parallel_entries_cannot_exceed_the_attempt_limit(api: Api) -> None:
     integrator = api.integrator()
     _, device = start(integrator, OTP_PASS, allowOTPRetry=True)
     device.send_otp()
-    barrier = threading.Barrier(8)
-    statuses: list[int] = []
-
-    def enter() -> None:
-        barrier.wait()
-        statuses.append(device.enter("9999").status)
-
-    threads = [threading.Thread(target=enter) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = [answer.status for answer in at_once(lambda: device.enter("9999"), 8)]
 
     after = device.session()
     assert statuses.count(200) == 3

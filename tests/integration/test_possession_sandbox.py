@@ -8,11 +8,19 @@ import pytest
 
 from tests.device import Device, latest_link, pushed
 from tests.harness import Api, Integrator
+from tests.sandbox_numbers import (
+    FALLBACK,
+    HARD_FAIL_INTL,
+    HARD_FAIL_NA,
+    MOBILE_AUTH_FAIL,
+    MOBILE_AUTH_PASS,
+    OTP_FAIL,
+    OTP_PASS,
+    REPUTATION_FAIL,
+    REVOKED_KEY,
+    TOKEN_ONLY,
+)
 
-OTP_PASS, OTP_FAIL = "+12025550101", "+12025550102"
-MOBILE_AUTH_PASS, MOBILE_AUTH_FAIL, FALLBACK = "+12025550103", "+12025550104", "+12025550105"
-REPUTATION_FAIL, REVOKED_KEY = "+12025550106", "+12025550107"
-HARD_FAIL_NA, HARD_FAIL_INTL, TOKEN_ONLY = "+12025550108", "+61491570149", "+12025550111"
 TARGET = "https://shop.example.com/verified"
 
 

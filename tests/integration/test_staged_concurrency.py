@@ -3,49 +3,24 @@ loads extra handler instances when calls overlap, as Lambda does, so the race re
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
 
-from phoneid.dev.gateway import HttpResponse
-from tests.harness import Api
+from tests.harness import Api, at_once
 from tests.integration.test_staged_flow_rules import (
     COMPLETED,
     KIRA,
     NEXT,
-    TOKEN_ONLY,
     error_of,
     out_of_turn,
     session_at,
     stored,
     valid_body,
 )
+from tests.sandbox_numbers import TOKEN_ONLY
 
 THREADS = 8
-
-
-def race(api: Api, path: str, body: dict[str, Any], token: str) -> list[HttpResponse]:
-    """Send the same request from THREADS threads released together; every thread's response."""
-    barrier = threading.Barrier(THREADS)
-    responses: list[HttpResponse | BaseException | None] = [None] * THREADS
-
-    def send(index: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            responses[index] = api.post(path, body, token=token)
-        except BaseException as error:  # reported below, in the test's thread
-            responses[index] = error
-
-    threads = [threading.Thread(target=send, args=(index,)) for index in range(THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(thread.is_alive() for thread in threads)
-    failures = [r for r in responses if not isinstance(r, HttpResponse)]
-    assert not failures, failures
-    return [r for r in responses if isinstance(r, HttpResponse)]
 
 
 @pytest.mark.parametrize(
@@ -66,7 +41,8 @@ def test_concurrent_calls_of_one_step_get_exactly_one_200(
     token = integrator.access_token
 
     # When eight callers send that step at the same moment
-    responses = race(api, f"/v3/{step}", valid_body(step, correlation_id), token)
+    body = valid_body(step, correlation_id)
+    responses = at_once(lambda: api.post(f"/v3/{step}", body, token=token), THREADS)
 
     # Then exactly one is answered 200, and every other is the replay's 403 with 8003
     winners = [r for r in responses if r.status == 200]

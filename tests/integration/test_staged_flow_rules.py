@@ -13,10 +13,10 @@ import pytest
 from boto3.dynamodb.types import TypeDeserializer
 
 from tests.harness import Api, Integrator
+from tests.sandbox_numbers import OTP_PASS, TOKEN_ONLY
 
 # --- shared by the test_staged_* files ---------------------------------------------------------
 
-TOKEN_ONLY = "+12025550111"  # Sandbox token-only user: possession passes without a client SDK
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 LIFETIME_MINUTES = 15
 
@@ -270,7 +270,7 @@ def test_every_call_after_the_flow_is_done_is_403(api: Api, step: str) -> None:
 def test_a_failed_validate_ends_the_flow_so_challenge_is_403(api: Api) -> None:
     # Given a flow of the OTP test user whose possession never happened
     integrator = api.integrator()
-    correlation_id = begin(integrator, "+12025550101")
+    correlation_id = begin(integrator, OTP_PASS)
     validated = call(integrator, "validate", correlation_id)
 
     # When the integrator goes on to challenge and complete
@@ -423,7 +423,7 @@ def test_challenge_data_is_never_stored_in_plaintext(api: Api) -> None:
     challenged = call(integrator, "challenge", at_challenge, ssn="911456711", dob="1999-08-08")
 
     # When the whole sessions table is read raw
-    items = boto3.client("dynamodb").scan(TableName=api.stack.physical_ids["SessionsTable"])["Items"]
+    items = api.table_items("SessionsTable")
 
     # Then neither value appears anywhere, in text or in bytes; they are sealed in the binary "pii"
     assert challenged.status == 200

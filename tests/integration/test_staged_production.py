@@ -10,19 +10,13 @@ import pytest
 
 from tests.device import Device, latest_code
 from tests.harness import Api, Integrator
-from tests.integration.test_staged_flow_rules import NEXT, TOKEN_ONLY, begin, call, error_of, stored
+from tests.integration.test_staged_flow_rules import NEXT, begin, call, error_of, stored
+from tests.sandbox_numbers import TOKEN_ONLY
+from tests.unit.helpers import identity_record
 
 CUSTOMER = "+12025550142"  # in the identity table once imported
 STRANGER = "+12025550143"  # never imported
-IDENTITY = {
-    "phoneNumber": CUSTOMER,
-    "firstName": "Noor",
-    "lastName": "Haddad",
-    "dob": "1987-06-15",
-    "ssn": "123-45-6789",
-    "addresses": [{"address": "42 Quarry Road", "city": "Albany", "region": "NY", "postalCode": "12207"}],
-    "emailAddresses": ["noor.haddad@example.com"],
-}
+IDENTITY = identity_record(CUSTOMER)
 FAILED = {"success": False, "challengeMissing": True, "next": NEXT["done"]}
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import boto3
 import pytest
 
 from phoneid.domain.clients import Solution
@@ -16,7 +15,6 @@ from tests.integration.test_staged_flow_rules import (
     KIRA,
     KIRA_NAME,
     NEXT,
-    TOKEN_ONLY,
     begin,
     call,
     error_of,
@@ -24,14 +22,21 @@ from tests.integration.test_staged_flow_rules import (
     session_at,
     stored,
 )
-
-OTP_PASS, OTP_FAIL = "+12025550101", "+12025550102"
-MOBILE_AUTH_PASS, MOBILE_AUTH_FAIL, FALLBACK = "+12025550103", "+12025550104", "+12025550105"
-REPUTATION_FAIL, REVOKED_KEY, HARD_FAIL_NA = "+12025550106", "+12025550107", "+12025550108"
-HARD_FAIL_INTL = "+61491570149"  # Australian, served by the US stack
-VERIFIED_USER_FAIL = "+12025550110"  # belongs to solution "verified-user"
-NOT_A_TEST_USER = "+12025550199"
-EU_TOKEN_ONLY = "+353855550131"
+from tests.sandbox_numbers import (
+    EU_TOKEN_ONLY,
+    FALLBACK,
+    HARD_FAIL_INTL,
+    HARD_FAIL_NA,
+    MOBILE_AUTH_FAIL,
+    MOBILE_AUTH_PASS,
+    NOT_A_TEST_USER,
+    OTP_FAIL,
+    OTP_PASS,
+    REPUTATION_FAIL,
+    REVOKED_KEY,
+    TOKEN_ONLY,
+    VERIFIED_USER_FAIL,
+)
 
 KIRA_ADDRESS = KIRA["addresses"][0]
 
@@ -76,8 +81,9 @@ def casefolded(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def session_items(api: Api, client_id: str) -> list[dict[str, Any]]:
-    items = boto3.client("dynamodb").scan(TableName=api.stack.physical_ids["SessionsTable"])["Items"]
-    return [item for item in items if item.get("clientId", {}).get("S") == client_id]
+    return [
+        item for item in api.table_items("SessionsTable") if item.get("clientId", {}).get("S") == client_id
+    ]
 
 
 # --- validate ----------------------------------------------------------------------------------

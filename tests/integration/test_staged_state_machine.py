@@ -23,13 +23,13 @@ from tests.integration.test_staged_flow_rules import (
     KIRA,
     LIFETIME_MINUTES,
     NEXT,
-    TOKEN_ONLY,
     UUID4,
     error_of,
     out_of_turn,
     stored,
     valid_body,
 )
+from tests.sandbox_numbers import TOKEN_ONLY
 
 STEPS = ("validate", "challenge", "complete")
 LIFETIME = timedelta(minutes=LIFETIME_MINUTES)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 
-import boto3
 import jwt
 import pytest
 
@@ -18,29 +16,14 @@ INVALID_CREDENTIALS = {
 }
 
 
-def grant(credentials: Credentials) -> dict[str, str]:
-    return {
-        "grant_type": "client_credentials",
-        "client_id": credentials.client_id,
-        "client_secret": credentials.client_secret,
-    }
-
-
 def refresh(credentials: Credentials, refresh_token: str) -> dict[str, str]:
     return {"grant_type": "refresh_token", "client_id": credentials.client_id, "refresh_token": refresh_token}
-
-
-def scan(table_variable: str) -> list[dict[str, object]]:
-    items: list[dict[str, object]] = boto3.client("dynamodb").scan(TableName=os.environ[table_variable])[
-        "Items"
-    ]
-    return items
 
 
 def test_client_credentials_answer_exactly_the_token_table(api: Api) -> None:
     credentials = api.create_client()
 
-    issued = api.token_response(grant(credentials))
+    issued = api.token_response(credentials.token_form())
 
     assert issued.status == 200
     assert issued.headers["Cache-Control"] == "no-store"
@@ -54,7 +37,7 @@ def test_client_credentials_answer_exactly_the_token_table(api: Api) -> None:
 
 def test_the_access_token_is_a_jwt_signed_by_a_key_the_jwks_publishes(api: Api) -> None:
     credentials = api.create_client()
-    token = api.token_response(grant(credentials)).json()["access_token"]
+    token = api.token_response(credentials.token_form()).json()["access_token"]
 
     published = api.request("GET", "/.well-known/jwks.json", None, {})
 
@@ -82,7 +65,7 @@ def test_the_access_token_is_a_jwt_signed_by_a_key_the_jwks_publishes(api: Api) 
 def test_every_token_has_its_own_jti(api: Api) -> None:
     credentials = api.create_client()
 
-    tokens = [api.token_response(grant(credentials)).json()["access_token"] for _ in range(3)]
+    tokens = [api.token_response(credentials.token_form()).json()["access_token"] for _ in range(3)]
 
     assert len({jwt.decode(t, options={"verify_signature": False})["jti"] for t in tokens}) == 3
 
@@ -91,7 +74,7 @@ def test_the_issuer_and_audience_name_the_stacks_tier_and_region(make_api: Calla
     api = make_api(tier="production", region="EU")
     credentials = api.create_client()
 
-    token = api.token_response(grant(credentials)).json()["access_token"]
+    token = api.token_response(credentials.token_form()).json()["access_token"]
 
     claims = jwt.decode(token, options={"verify_signature": False})
     assert claims["iss"] == "urn:phoneid:production:eu"
@@ -101,13 +84,13 @@ def test_the_issuer_and_audience_name_the_stacks_tier_and_region(make_api: Calla
 @pytest.mark.parametrize(
     "spoil",
     [
-        pytest.param(lambda c: {**grant(c), "client_secret": "wrong"}, id="wrong-secret"),
+        pytest.param(lambda c: {**c.token_form(), "client_secret": "wrong"}, id="wrong-secret"),
         pytest.param(
-            lambda c: {**grant(c), "client_id": "0" * 32},
+            lambda c: {**c.token_form(), "client_id": "0" * 32},
             id="unknown-client",
         ),
-        pytest.param(lambda c: {**grant(c), "client_secret": c.client_secret[:-1]}, id="truncated"),
-        pytest.param(lambda c: {**grant(c), "client_id": "x" * 500}, id="overlong-client-id"),
+        pytest.param(lambda c: {**c.token_form(), "client_secret": c.client_secret[:-1]}, id="truncated"),
+        pytest.param(lambda c: {**c.token_form(), "client_id": "x" * 500}, id="overlong-client-id"),
     ],
 )
 def test_bad_credentials_are_401_8002_and_all_look_alike(
@@ -124,7 +107,7 @@ def test_bad_credentials_are_401_8002_and_all_look_alike(
 @pytest.mark.parametrize("missing", ["client_id", "client_secret"])
 def test_missing_credentials_are_401_8002(api: Api, missing: str) -> None:
     credentials = api.create_client()
-    fields = grant(credentials)
+    fields = credentials.token_form()
     del fields[missing]
 
     refused = api.token_response(fields)
@@ -137,15 +120,15 @@ def test_a_client_of_another_tier_or_region_gets_no_token_here(api: Api) -> None
     production = api.create_client(tier="production")
     european = api.create_client(region="EU")
 
-    assert api.token_response(grant(production)).json() == INVALID_CREDENTIALS
-    assert api.token_response(grant(european)).json() == INVALID_CREDENTIALS
+    assert api.token_response(production.token_form()).json() == INVALID_CREDENTIALS
+    assert api.token_response(european.token_form()).json() == INVALID_CREDENTIALS
 
 
 def test_a_disabled_client_gets_no_token(api: Api) -> None:
     credentials = api.create_client()
     api.container.client_admin.set_enabled(credentials.client_id, False)
 
-    refused = api.token_response(grant(credentials))
+    refused = api.token_response(credentials.token_form())
 
     assert refused.status == 401
 
@@ -170,7 +153,7 @@ def test_a_json_body_is_400_8001(api: Api) -> None:
     credentials = api.create_client()
 
     refused = api.request(
-        "POST", "/token", json.dumps(grant(credentials)), {"content-type": "application/json"}
+        "POST", "/token", json.dumps(credentials.token_form()), {"content-type": "application/json"}
     )
 
     assert refused.status == 400
@@ -196,7 +179,7 @@ def test_a_malformed_form_is_400_8001(api: Api, body: str) -> None:
 
 def test_a_refresh_token_buys_a_new_pair_once(api: Api) -> None:
     credentials = api.create_client()
-    first = api.token_response(grant(credentials)).json()
+    first = api.token_response(credentials.token_form()).json()
 
     renewed = api.token_response(refresh(credentials, first["refresh_token"]))
     replayed = api.token_response(refresh(credentials, first["refresh_token"]))
@@ -210,7 +193,7 @@ def test_a_refresh_token_buys_a_new_pair_once(api: Api) -> None:
 
 def test_a_refresh_token_works_with_the_client_secret_too(api: Api) -> None:
     credentials = api.create_client()
-    first = api.token_response(grant(credentials)).json()
+    first = api.token_response(credentials.token_form()).json()
 
     renewed = api.token_response(
         {**refresh(credentials, first["refresh_token"]), "client_secret": credentials.client_secret}
@@ -225,8 +208,8 @@ def test_a_refresh_token_works_with_the_client_secret_too(api: Api) -> None:
 
 def test_a_refresh_token_expires_after_refresh_expires_in(api: Api) -> None:
     credentials = api.create_client()
-    first = api.token_response(grant(credentials)).json()
-    second = api.token_response(grant(credentials)).json()
+    first = api.token_response(credentials.token_form()).json()
+    second = api.token_response(credentials.token_form()).json()
 
     api.clock.advance(seconds=86399)
     just_in_time = api.token_response(refresh(credentials, first["refresh_token"]))
@@ -240,7 +223,7 @@ def test_a_refresh_token_expires_after_refresh_expires_in(api: Api) -> None:
 def test_a_refresh_token_belongs_to_its_client(api: Api) -> None:
     owner = api.create_client()
     other = api.create_client()
-    issued = api.token_response(grant(owner)).json()
+    issued = api.token_response(owner.token_form()).json()
 
     stolen = api.token_response(refresh(other, issued["refresh_token"]))
     still_good = api.token_response(refresh(owner, issued["refresh_token"]))
@@ -251,7 +234,7 @@ def test_a_refresh_token_belongs_to_its_client(api: Api) -> None:
 
 def test_a_disabled_client_cannot_refresh(api: Api) -> None:
     credentials = api.create_client()
-    issued = api.token_response(grant(credentials)).json()
+    issued = api.token_response(credentials.token_form()).json()
     api.container.client_admin.set_enabled(credentials.client_id, False)
 
     assert api.token_response(refresh(credentials, issued["refresh_token"])).status == 401
@@ -259,10 +242,10 @@ def test_a_disabled_client_cannot_refresh(api: Api) -> None:
 
 def test_secrets_and_refresh_tokens_are_stored_only_as_hashes(api: Api) -> None:
     credentials = api.create_client()
-    issued = api.token_response(grant(credentials)).json()
+    issued = api.token_response(credentials.token_form()).json()
 
-    clients = json.dumps(scan("CLIENTS_TABLE"))
-    refresh_tokens = scan("REFRESH_TOKENS_TABLE")
+    clients = json.dumps(api.table_items("ClientsTable"))
+    refresh_tokens = api.table_items("RefreshTokensTable")
 
     assert credentials.client_id in clients
     assert credentials.client_secret not in clients

@@ -4,15 +4,14 @@ revocation, inactivity, tenancy and racing binds."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests.device import Device, KeyPair, latest_code, latest_link
-from tests.harness import Api, HttpResponse, Integrator
-from tests.integration.test_possession_sandbox import (
+from tests.harness import Api, HttpResponse, Integrator, at_once
+from tests.sandbox_numbers import (
     FALLBACK,
     HARD_FAIL_INTL,
     HARD_FAIL_NA,
@@ -338,18 +337,7 @@ def test_racing_unify_status_calls_bind_one_key(api: Api) -> None:
     device.send_otp()
     device.enter("1234")
     device.register()
-    barrier = threading.Barrier(6)
-    answers: list[HttpResponse] = []
-
-    def ask() -> None:
-        barrier.wait()
-        answers.append(status(integrator, correlation_id))
-
-    threads = [threading.Thread(target=ask) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = at_once(lambda: status(integrator, correlation_id), 6)
 
     winners = [a.json() for a in answers if a.status == 200]
     assert len(winners) == 1

@@ -50,6 +50,21 @@ def identity(phone_number: str = "+12025550142", **fields: Any) -> Identity:
     return Identity(phone_number=phone_number, **values)
 
 
+def identity_record(phone: str = "+12025550142", **fields: Any) -> dict[str, Any]:
+    """A record of the identity file an operator imports (JSON Lines); override any field by keyword."""
+    values: dict[str, Any] = {
+        "phoneNumber": phone,
+        "firstName": "Noor",
+        "lastName": "Haddad",
+        "dob": "1987-06-15",
+        "ssn": "123-45-6789",
+        "addresses": [{"address": "42 Quarry Road", "city": "Albany", "region": "NY", "postalCode": "12207"}],
+        "emailAddresses": ["noor.haddad@example.com"],
+    }
+    values.update(fields)
+    return values
+
+
 @dataclass
 class StagedWorld:
     """A staged flow wired to in-memory fakes, with the pieces a test inspects."""

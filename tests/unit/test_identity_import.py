@@ -10,20 +10,7 @@ import pytest
 from phoneid.domain.identity import Address
 from phoneid.services.identities import CSV_COLUMNS, IdentityImport
 from tests.fakes import InMemoryIdentityStore
-
-
-def record(phone: str = "+12025550142", **fields: Any) -> dict[str, Any]:
-    values: dict[str, Any] = {
-        "phoneNumber": phone,
-        "firstName": "Noor",
-        "lastName": "Haddad",
-        "dob": "1987-06-15",
-        "ssn": "123-45-6789",
-        "addresses": [{"address": "42 Quarry Road", "city": "Albany", "region": "NY", "postalCode": "12207"}],
-        "emailAddresses": ["noor.haddad@example.com"],
-    }
-    values.update(fields)
-    return values
+from tests.unit.helpers import identity_record
 
 
 def jsonl(*records: dict[str, Any]) -> str:
@@ -56,7 +43,9 @@ def csv_row(phone: str = "+12025550142", **fields: str) -> dict[str, str]:
 def test_json_lines_are_imported_as_identities() -> None:
     # Given a JSON Lines file of two valid identities, one with a national-format number
     store = InMemoryIdentityStore()
-    text = jsonl(record(), record("(202) 555-0143", firstName="Sam", reputationReasons=[9176]))
+    text = jsonl(
+        identity_record(), identity_record("(202) 555-0143", firstName="Sam", reputationReasons=[9176])
+    )
 
     # When imported on the US stack
     report = IdentityImport(store, "US").run(text, "jsonl")
@@ -94,8 +83,8 @@ def test_csv_rows_are_imported_as_identities() -> None:
 def test_one_invalid_json_line_means_nothing_is_imported() -> None:
     # Given three lines, the second with an impossible dob and a five-digit SSN
     store = InMemoryIdentityStore()
-    bad = record("+12025550143", dob="1987-02-30", ssn="98765")
-    text = jsonl(record(), bad, record("+12025550144"))
+    bad = identity_record("+12025550143", dob="1987-02-30", ssn="98765")
+    text = jsonl(identity_record(), bad, identity_record("+12025550144"))
 
     # When imported
     report = IdentityImport(store, "US").run(text, "jsonl")
@@ -111,7 +100,9 @@ def test_one_invalid_json_line_means_nothing_is_imported() -> None:
 def test_skip_invalid_imports_the_valid_records() -> None:
     # Given three lines, the second invalid
     store = InMemoryIdentityStore()
-    text = jsonl(record(), record("+12025550143", firstName=""), record("+12025550144"))
+    text = jsonl(
+        identity_record(), identity_record("+12025550143", firstName=""), identity_record("+12025550144")
+    )
 
     # When imported skipping invalid records
     report = IdentityImport(store, "US").run(text, "jsonl", skip_invalid=True)
@@ -125,7 +116,7 @@ def test_skip_invalid_imports_the_valid_records() -> None:
 def test_a_line_that_is_not_json_is_rejected_as_a_record() -> None:
     # Given a file whose second line is not JSON (blank lines are skipped but counted)
     store = InMemoryIdentityStore()
-    text = jsonl(record()) + "\n" + "{broken\n"
+    text = jsonl(identity_record()) + "\n" + "{broken\n"
 
     # When imported
     report = IdentityImport(store, "US").run(text, "jsonl")
@@ -138,7 +129,7 @@ def test_a_line_that_is_not_json_is_rejected_as_a_record() -> None:
 def test_an_invalid_phone_number_is_rejected_without_its_digits() -> None:
     # Given a record with a number too short to exist
     store = InMemoryIdentityStore()
-    text = jsonl(record("+1202555014"))
+    text = jsonl(identity_record("+1202555014"))
 
     # When imported
     report = IdentityImport(store, "US").run(text, "jsonl")
@@ -153,7 +144,7 @@ def test_an_invalid_phone_number_is_rejected_without_its_digits() -> None:
 def test_unknown_fields_and_reason_codes_are_rejected() -> None:
     # Given records with an unknown field and an unknown reputation code
     store = InMemoryIdentityStore()
-    text = jsonl(record(nickname="Noo"), record("+12025550143", reputationReasons=[1234]))
+    text = jsonl(identity_record(nickname="Noo"), identity_record("+12025550143", reputationReasons=[1234]))
 
     # When imported
     report = IdentityImport(store, "US").run(text, "jsonl")
@@ -189,7 +180,7 @@ def test_a_csv_without_required_columns_is_refused() -> None:
 def test_numbers_of_the_eu_stack_need_a_country_code() -> None:
     # Given an EU import with a national-format Irish number and an E.164 one
     store = InMemoryIdentityStore()
-    text = jsonl(record("085 123 4567"), record("+353851234567"))
+    text = jsonl(identity_record("085 123 4567"), identity_record("+353851234567"))
 
     # When imported skipping invalid records
     report = IdentityImport(store, "EU").run(text, "jsonl", skip_invalid=True)
