@@ -19,6 +19,7 @@ from phoneid.domain.clients import Client
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session, TransitionRejected
+from phoneid.domain.signals import ActivityCounts, ChangeEvent, ListEntry, ListKind
 
 START = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -180,3 +181,161 @@ class ContextCipher:
         if bound != repr(sorted(context.items())).encode():
             raise ValueError("encryption context mismatch")
         return body[::-1]
+
+
+class InMemorySignalLists:
+    """Entries by kind and key; a later entry under the same kind and key replaces the earlier."""
+
+    def __init__(self, entries: Iterable[ListEntry] = ()) -> None:
+        self.items: dict[tuple[ListKind, str], ListEntry] = {}
+        self.put_many(entries)
+
+    def lookup(self, kind: ListKind, keys: Sequence[str]) -> dict[str, ListEntry]:
+        return {key: self.items[(kind, key)] for key in keys if (kind, key) in self.items}
+
+    def put_many(self, entries: Iterable[ListEntry]) -> int:
+        count = 0
+        for entry in entries:
+            self.items[(entry.kind, entry.key)] = entry
+            count += 1
+        return count
+
+
+class InMemoryActivityLog:
+    """Checks per client; windows include their start, like the DynamoDB adapter's key ranges."""
+
+    def __init__(self) -> None:
+        self.checks: list[tuple[str, str, frozenset[str], datetime]] = []
+
+    def record(self, client_id: str, phone_number: str, attributes: Sequence[str], at: datetime) -> None:
+        self.checks.append((client_id, phone_number, frozenset(attributes), at))
+
+    def counts(
+        self,
+        client_id: str,
+        phone_number: str,
+        attributes: Sequence[str],
+        *,
+        recent_since: datetime,
+        history_since: datetime,
+    ) -> ActivityCounts:
+        mine = [check for check in self.checks if check[0] == client_id]
+        number = [at for _, phone, _, at in mine if phone == phone_number]
+        others = {
+            phone
+            for _, phone, seen, at in mine
+            if phone != phone_number and at >= recent_since and seen & set(attributes)
+        }
+        return ActivityCounts(
+            prior=sum(1 for at in number if at >= history_since),
+            recent=sum(1 for at in number if at >= recent_since),
+            recent_sharing_attributes=len(others),
+        )
+
+
+class InMemoryChangeEventLog:
+    """Change events per client and number; appending an event id again changes nothing."""
+
+    def __init__(self) -> None:
+        self.events: dict[tuple[str, str, datetime, str], ChangeEvent] = {}
+
+    def append(self, events: Sequence[ChangeEvent]) -> None:
+        for event in events:
+            self.events[(event.client_id, event.phone_number, event.occurred_at, event.event_id)] = event
+
+    def since(self, client_id: str, phone_number: str, since: datetime) -> list[ChangeEvent]:
+        found = [
+            event
+            for (client, phone, occurred, _), event in self.events.items()
+            if client == client_id and phone == phone_number and occurred >= since
+        ]
+        return sorted(found, key=lambda e: (e.occurred_at, e.event_id))
+
+
+# --- Identity Manager ---------------------------------------------------------------------------
+
+from collections.abc import Iterator  # noqa: E402 - this section is appended
+
+from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage, Status  # noqa: E402
+from phoneid.domain.errors import MalformedRequest  # noqa: E402
+from phoneid.domain.signals import NumberHistory  # noqa: E402
+
+
+class InMemoryEnrollmentStore:
+    """Identity Manager's identities with the DynamoDB adapter's rules: one identity per place (the
+    clientCustomerId, or the number's active identity without one), tombstones nobody sees, opaque
+    page keys that only their own client may use."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], Enrollment] = {}
+        self.places: dict[str, str] = {}  # place -> serviceId
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _place(enrollment: Enrollment) -> str:
+        if enrollment.client_customer_id is not None:
+            return f"{enrollment.client_id}#customer#{enrollment.client_customer_id}"
+        return f"{enrollment.client_id}#number#{enrollment.phone_number}"
+
+    def _held(self, client_id: str) -> list[Enrollment]:
+        held = [e for (client, _), e in self.items.items() if client == client_id and e.exists]
+        return sorted(held, key=lambda e: (e.created_at, e.service_id))
+
+    def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
+        with self._lock:
+            place = self._place(enrollment)
+            holder = self.items.get((enrollment.client_id, self.places.get(place, "")))
+            keeps_place = enrollment.client_customer_id is not None or (holder is not None and holder.active)
+            if holder is not None and holder.exists and keeps_place:
+                return replace(holder, pii=None), False
+            self.items[(enrollment.client_id, enrollment.service_id)] = enrollment
+            self.places[place] = enrollment.service_id
+            return enrollment, True
+
+    def get(self, client_id: str, service_id: str) -> Enrollment | None:
+        found = self.items.get((client_id, service_id))
+        return found if found is not None and found.exists else None
+
+    def apply(self, client_id: str, service_id: str, action: Action, now: datetime) -> Enrollment | None:
+        with self._lock:
+            found = self.get(client_id, service_id)
+            if found is None:
+                return None
+            changed = found.apply(action, now)
+            self.items[(client_id, service_id)] = changed
+            if changed.status == Status.DISENROLLED and self.places.get(self._place(found)) == service_id:
+                del self.places[self._place(found)]
+            return changed
+
+    def by_phone(self, client_id: str, phone_number: str) -> list[Enrollment]:
+        return [e for e in self._held(client_id) if e.phone_number == phone_number]
+
+    def history(self, client_id: str, phone_number: str, short_tenure_since: datetime) -> NumberHistory:
+        held = self.by_phone(client_id, phone_number)
+        active = [e for e in held if e.active]
+        return NumberHistory(
+            identities=len(active),
+            short_tenure_identities=sum(1 for e in active if e.created_at >= short_tenure_since),
+            first_associated=min(e.created_at for e in held).date() if held else None,
+            last_associated=max(e.created_at for e in held) if held else None,
+        )
+
+    def page(
+        self, client_id: str, *, limit: int, start_key: str | None, include_inactive: bool
+    ) -> EnrollmentPage:
+        listed = [replace(e, pii=None) for e in self._held(client_id) if include_inactive or e.active]
+        start = 0
+        if start_key is not None:
+            owner, _, after = start_key.partition("|")
+            ids = [e.service_id for e in listed]
+            if owner != client_id or after not in ids:
+                raise MalformedRequest(problems={"startKey": "is not a lastKey of these credentials"})
+            start = ids.index(after) + 1
+        items = listed[start : start + limit]
+        more = len(listed) > start + limit
+        return EnrollmentPage(items=items, last_key=f"{client_id}|{items[-1].service_id}" if more else None)
+
+    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
+        active = [replace(e, pii=None) for e in self.items.values() if e.active]
+        for index in range(0, len(active), page_size):
+            yield active[index : index + page_size]

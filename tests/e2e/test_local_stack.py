@@ -52,7 +52,12 @@ def test_readme_walkthrough_for_the_token_only_user(http: httpx.Client) -> None:
     assert completed.json() == {
         "success": True,
         "next": {"done": "done"},
-        "evaluation": {"authentication": {"result": "pass"}, "identification": {"result": "pass"}},
+        "evaluation": {
+            "identification": {"result": "pass"},
+            "authentication": {"result": "pass"},
+            "compliance": {"result": "pass"},
+            "risk": {"result": "pass"},
+        },
     }
     assert replayed.status_code == 403
     assert replayed.json()["code"] == 8003

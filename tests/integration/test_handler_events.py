@@ -40,7 +40,7 @@ def test_every_sample_event_is_a_rest_proxy_or_authorizer_event() -> None:
             assert event["methodArn"].startswith("arn:aws:execute-api:")
             continue
         assert event["requestContext"]["resourcePath"] == event["resource"], sample
-        assert event["httpMethod"] in {"GET", "POST"}, sample
+        assert event["httpMethod"] in {"GET", "POST", "DELETE"}, sample
 
 
 def test_token_sample_grants_a_token(api: Api) -> None:

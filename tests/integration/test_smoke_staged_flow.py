@@ -29,5 +29,10 @@ def test_token_only_user_walks_the_whole_staged_flow(api: Api) -> None:
     assert completed.json() == {
         "success": True,
         "next": {"done": "done"},
-        "evaluation": {"authentication": {"result": "pass"}, "identification": {"result": "pass"}},
+        "evaluation": {
+            "identification": {"result": "pass"},
+            "authentication": {"result": "pass"},
+            "compliance": {"result": "pass"},
+            "risk": {"result": "pass"},
+        },
     }

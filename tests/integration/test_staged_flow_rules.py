@@ -38,7 +38,12 @@ KIRA = {
 }
 KIRA_NAME = {"firstName": "Kira", "lastName": "Petrova"}
 
-PASSED = {"authentication": {"result": "pass"}, "identification": {"result": "pass"}}
+PASSED = {
+    "identification": {"result": "pass"},
+    "authentication": {"result": "pass"},
+    "compliance": {"result": "pass"},
+    "risk": {"result": "pass"},
+}
 COMPLETED = {"success": True, "next": NEXT["done"], "evaluation": PASSED}
 
 

@@ -91,7 +91,12 @@ def test_production_challenge_returns_the_identity_with_the_last_four_of_the_ssn
     assert completed.json() == {
         "success": True,
         "next": NEXT["done"],
-        "evaluation": {"authentication": {"result": "pass"}, "identification": {"result": "pass"}},
+        "evaluation": {
+            "identification": {"result": "pass"},
+            "authentication": {"result": "pass"},
+            "compliance": {"result": "pass"},
+            "risk": {"result": "pass"},
+        },
     }
 
 
@@ -135,15 +140,24 @@ def test_production_complete_for_a_number_with_no_identity_fails_with_9003(
         integrator, "complete", correlation_id, individual={"firstName": "Noor", "lastName": "Haddad"}
     )
 
-    # Then authentication passed, and identification failed: identity not found
+    # Then identification fails (identity not found), and so does authentication: no identity and
+    # nothing at all is known of the number
     assert validated.json()["next"] == NEXT["complete"]
     assert completed.status == 200
     assert completed.json() == {
         "success": False,
         "next": NEXT["done"],
         "evaluation": {
-            "authentication": {"result": "pass"},
             "identification": {"result": "fail", "failureReasons": {"9003": "Identity not found"}},
+            "authentication": {
+                "result": "fail",
+                "failureReasons": {
+                    "9175": "No active identity associated with the number",
+                    "9177": "No information for identity or number",
+                },
+            },
+            "compliance": {"result": "pass"},
+            "risk": {"result": "pass"},
         },
     }
     assert call(integrator, "complete", correlation_id).status == 403

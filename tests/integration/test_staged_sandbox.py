@@ -57,11 +57,13 @@ def failed_identification(*codes: str) -> dict[str, Any]:
         "success": False,
         "next": NEXT["done"],
         "evaluation": {
-            "authentication": {"result": "pass"},
             "identification": {
                 "result": "fail",
                 "failureReasons": {code: SPEC_REASONS[code] for code in codes},
             },
+            "authentication": {"result": "pass"},
+            "compliance": {"result": "pass"},
+            "risk": {"result": "pass"},
         },
     }
 
@@ -239,7 +241,12 @@ def test_complete_with_the_matching_individual_passes(api: Api) -> None:
     assert completed.json() == {
         "success": True,
         "next": {"done": "done"},
-        "evaluation": {"authentication": {"result": "pass"}, "identification": {"result": "pass"}},
+        "evaluation": {
+            "identification": {"result": "pass"},
+            "authentication": {"result": "pass"},
+            "compliance": {"result": "pass"},
+            "risk": {"result": "pass"},
+        },
     }
     assert stored(api, integrator.client_id, correlation_id)["nextStep"] == "done"  # type: ignore[index]
 

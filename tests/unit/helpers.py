@@ -3,6 +3,8 @@ hand-made JWTs. Everything here runs in memory; nothing opens a socket."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -19,11 +21,20 @@ from phoneid.domain.phone import Region
 from phoneid.domain.possession import Method, passed
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import Session
+from phoneid.domain.signals import NumberHistory
 from phoneid.domain.tokens import Audience
 from phoneid.ports import IdentitySource
+from phoneid.services.policies import PolicyBook
 from phoneid.services.sessions import SessionSteps
+from phoneid.services.signals import ScriptedSignals, SignalGatherer, SignalSources
 from phoneid.services.staged import StagedFlow
-from tests.fakes import FakeClock, InMemoryIdentityStore, InMemorySessionStore, LocalSigner
+from tests.fakes import (
+    FakeClock,
+    InMemoryClientStore,
+    InMemoryIdentityStore,
+    InMemorySessionStore,
+    LocalSigner,
+)
 
 API_BASE = "https://api.phoneid.test"
 
@@ -108,8 +119,48 @@ def staged_world(
         signer=signer,
         clock=clock,
         audience=audience,
+        signals=ScriptedSignals(catalogue) if catalogue is not None else production_signals(source, clock),
+        policies=PolicyBook(InMemoryClientStore(), clock),
     )
     return StagedWorld(flow=flow, sessions=sessions, clock=clock, signer=signer, audience=audience)
+
+
+class LocalMac:
+    """A keyed MAC held in memory, as KMS would compute it."""
+
+    def __init__(self) -> None:
+        self._key = b"unit-test-mac-key"
+
+    def digest(self, message: str) -> str:
+        return hmac.new(self._key, message.encode(), hashlib.sha256).hexdigest()
+
+    def matches(self, message: str, digest: str) -> bool:
+        return hmac.compare_digest(self.digest(message), digest)
+
+
+class NoHistory:
+    """Identity Manager with nothing enrolled."""
+
+    def history(self, client_id: str, phone_number: str, short_tenure_since: datetime) -> NumberHistory:
+        return NumberHistory(
+            identities=0, short_tenure_identities=0, first_associated=None, last_associated=None
+        )
+
+
+def production_signals(identities: IdentitySource, clock: FakeClock, **ports: Any) -> SignalGatherer:
+    """The production gatherer on in-memory sources; carrier ports (``sim_swap=...``) by keyword."""
+    from tests.fakes import InMemoryActivityLog, InMemoryChangeEventLog, InMemorySignalLists
+
+    sources = SignalSources(
+        lists=ports.pop("lists", None) or InMemorySignalLists(),
+        activity=ports.pop("activity", None) or InMemoryActivityLog(),
+        change_events=ports.pop("change_events", None) or InMemoryChangeEventLog(),
+        history=ports.pop("history", None) or NoHistory(),
+        identities=identities,
+        mac=LocalMac(),
+        **ports,
+    )
+    return SignalGatherer(sources, clock)
 
 
 # --- hand-made JWTs ------------------------------------------------------------------------------

@@ -165,14 +165,16 @@ def test_complete_with_a_mismatched_ssn_reports_9001_and_9012() -> None:
     )
     response = world.flow.complete(caller(), request)
 
-    # Then identification fails with 9001 and 9012, authentication passes
+    # Then identification fails with 9001 and 9012; authentication, compliance and risk pass
     assert response.success is False
     assert response.model_dump()["evaluation"] == {
-        "authentication": {"result": "pass"},
         "identification": {
             "result": "fail",
             "failureReasons": {"9001": "Identity not confirmed with 4 elements", "9012": "SSN mismatch"},
         },
+        "authentication": {"result": "pass"},
+        "compliance": {"result": "pass"},
+        "risk": {"result": "pass"},
     }
 
 
@@ -197,9 +199,11 @@ def test_complete_with_all_elements_matching_passes() -> None:
     )
     response = world.flow.complete(caller(), request)
 
-    # Then both categories pass
+    # Then every category passes
     assert response.success is True
     assert response.model_dump()["evaluation"] == {
-        "authentication": {"result": "pass"},
         "identification": {"result": "pass"},
+        "authentication": {"result": "pass"},
+        "compliance": {"result": "pass"},
+        "risk": {"result": "pass"},
     }

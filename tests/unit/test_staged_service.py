@@ -460,7 +460,12 @@ def test_complete_with_matching_data_passes_both_categories(world: StagedWorld) 
     assert response.model_dump() == {
         "success": True,
         "next": DONE,
-        "evaluation": {"authentication": {"result": "pass"}, "identification": {"result": "pass"}},
+        "evaluation": {
+            "identification": {"result": "pass"},
+            "authentication": {"result": "pass"},
+            "compliance": {"result": "pass"},
+            "risk": {"result": "pass"},
+        },
     }
 
 

@@ -13,11 +13,27 @@ from typing import TYPE_CHECKING, Any
 from phoneid.config import Settings
 
 if TYPE_CHECKING:
-    pass
+    from phoneid.adapters.camara_signals import CamaraNetworkClient
+    from phoneid.ports import (
+        CallForwardingSource,
+        DeviceStatusSource,
+        EnrollmentStore,
+        KycMatchSource,
+        NumberRecyclingSource,
+        SimSwapSource,
+        TenureSource,
+    )
+    from phoneid.services.identity_manager import IdentityManager
+    from phoneid.services.policies import PolicyBook
+    from phoneid.services.signal_lists import SignalListImport
+    from phoneid.services.signals import Gatherer
+    from phoneid.services.verify import VerifyService
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.tokens import Audience
 from phoneid.ports import (
+    ActivityLog,
     CarrierVerifier,
+    ChangeEventLog,
     ClientStore,
     Clock,
     CodeMac,
@@ -27,8 +43,8 @@ from phoneid.ports import (
     PiiCipher,
     RateLimiter,
     RefreshTokenStore,
-    ReputationSource,
     SessionStore,
+    SignalLists,
     SmsSender,
     SocketNotifier,
     TokenSigner,
@@ -127,6 +143,13 @@ class Container:
         return DynamoIdentityStore(self.dynamodb, self.settings.identities_table, self.cipher)
 
     @cached_property
+    def enrollment_store(self) -> EnrollmentStore:
+        """Identity Manager's identities; also the numbers' history for the fraud policy."""
+        from phoneid.adapters.dynamodb.enrollments import DynamoEnrollmentStore
+
+        return DynamoEnrollmentStore(self.dynamodb, self.settings.enrollments_table, self.cipher)
+
+    @cached_property
     def catalogue(self) -> Catalogue | None:
         return Catalogue.load(self.settings.region) if self.settings.tier == "sandbox" else None
 
@@ -138,16 +161,6 @@ class Container:
         if self.catalogue is not None:
             return CatalogueIdentitySource(self.catalogue)
         return self.identity_store
-
-    @cached_property
-    def reputation(self) -> ReputationSource:
-        """Sandbox scripts reputation; production reads findings loaded with the identities."""
-        from phoneid.adapters.dynamodb import DynamoIdentityStore
-        from phoneid.adapters.sandbox import CatalogueReputation
-
-        if self.catalogue is not None:
-            return CatalogueReputation(self.catalogue)
-        return DynamoIdentityStore(self.dynamodb, self.settings.identities_table, self.cipher)
 
     @cached_property
     def rate_limiter(self) -> RateLimiter:
@@ -202,6 +215,55 @@ class Container:
             )
         return self.__dict__["_operator"]
 
+    # --- the carrier's fraud signals (CAMARA); Sandbox scripts its signals elsewhere -------------
+
+    @cached_property
+    def camara_network(self) -> CamaraNetworkClient | None:
+        """One client (one cached token) for every CAMARA signal API; None when not configured."""
+        from phoneid.adapters.camara_signals import DEFAULT_TIMEOUT_SECONDS, CamaraNetworkClient
+
+        if self.catalogue is not None or not self.settings.carrier_signals_configured:
+            return None
+        return CamaraNetworkClient(
+            self._operator_config, self.settings.camara_network_api_url, timeout=DEFAULT_TIMEOUT_SECONDS
+        )
+
+    @cached_property
+    def sim_swap(self) -> SimSwapSource | None:
+        from phoneid.adapters.camara_signals import CamaraSimSwap
+
+        return CamaraSimSwap(self.camara_network) if self.camara_network else None
+
+    @cached_property
+    def call_forwarding(self) -> CallForwardingSource | None:
+        from phoneid.adapters.camara_signals import CamaraCallForwarding
+
+        return CamaraCallForwarding(self.camara_network) if self.camara_network else None
+
+    @cached_property
+    def tenure(self) -> TenureSource | None:
+        from phoneid.adapters.camara_signals import CamaraTenure
+
+        return CamaraTenure(self.camara_network) if self.camara_network else None
+
+    @cached_property
+    def number_recycling(self) -> NumberRecyclingSource | None:
+        from phoneid.adapters.camara_signals import CamaraNumberRecycling
+
+        return CamaraNumberRecycling(self.camara_network) if self.camara_network else None
+
+    @cached_property
+    def kyc_match(self) -> KycMatchSource | None:
+        from phoneid.adapters.camara_signals import CamaraKycMatch
+
+        return CamaraKycMatch(self.camara_network) if self.camara_network else None
+
+    @cached_property
+    def device_status(self) -> DeviceStatusSource | None:
+        from phoneid.adapters.camara_signals import CamaraDeviceStatus
+
+        return CamaraDeviceStatus(self.camara_network) if self.camara_network else None
+
     @cached_property
     def notifier(self) -> SocketNotifier:
         from phoneid.adapters.aws import new_client
@@ -215,6 +277,61 @@ class Container:
             return clients[endpoint]
 
         return ApiGatewaySocketNotifier(client_for)
+
+    # --- the operator's lists and PhoneID's own records of checks and change events -------------
+
+    @cached_property
+    def signal_lists(self) -> SignalLists:
+        from phoneid.adapters.dynamodb.lists import DynamoSignalLists
+
+        return DynamoSignalLists(self.dynamodb, self.settings.signal_lists_table)
+
+    @cached_property
+    def activity_log(self) -> ActivityLog:
+        from phoneid.adapters.dynamodb.activity import DynamoActivityLog
+
+        return DynamoActivityLog(self.dynamodb, self.settings.activity_table, self.clock)
+
+    @cached_property
+    def change_events(self) -> ChangeEventLog:
+        from phoneid.adapters.dynamodb.activity import DynamoChangeEventLog
+
+        return DynamoChangeEventLog(self.dynamodb, self.settings.activity_table, self.clock)
+
+    @cached_property
+    def signal_list_import(self) -> SignalListImport:
+        from phoneid.services.signal_lists import SignalListImport
+
+        return SignalListImport(self.signal_lists, self.code_mac, self.settings.region)
+
+    @cached_property
+    def signals(self) -> Gatherer:
+        """Sandbox scripts each test user's signals; production asks every source the policy needs."""
+        from phoneid.services.signals import ScriptedSignals, SignalGatherer, SignalSources
+
+        if self.catalogue is not None:
+            return ScriptedSignals(self.catalogue)
+        sources = SignalSources(
+            lists=self.signal_lists,
+            activity=self.activity_log,
+            change_events=self.change_events,
+            history=self.enrollment_store,
+            identities=self.identities,
+            mac=self.code_mac,
+            sim_swap=self.sim_swap,
+            call_forwarding=self.call_forwarding,
+            tenure=self.tenure,
+            recycling=self.number_recycling,
+            kyc=self.kyc_match,
+            device_status=self.device_status,
+        )
+        return SignalGatherer(sources, self.clock)
+
+    @cached_property
+    def policies(self) -> PolicyBook:
+        from phoneid.services.policies import PolicyBook
+
+        return PolicyBook(self.clients, self.clock)
 
     # --- services ----------------------------------------------------------------------------
 
@@ -243,6 +360,12 @@ class Container:
     @cached_property
     def identity_import(self) -> IdentityImport:
         return IdentityImport(self.identity_store, self.settings.region)
+
+    @cached_property
+    def identity_manager(self) -> IdentityManager:
+        from phoneid.services.identity_manager import IdentityManager
+
+        return IdentityManager(store=self.enrollment_store, clock=self.clock, region=self.settings.region)
 
     @cached_property
     def steps(self) -> SessionSteps:
@@ -298,7 +421,8 @@ class Container:
             sessions=self.sessions,
             device_keys=self.device_keys,
             catalogue=self.catalogue,
-            reputation=self.reputation,
+            signals=self.signals,
+            policies=self.policies,
             mac=self.code_mac,
             clock=self.clock,
         )
@@ -313,6 +437,22 @@ class Container:
             signer=self.signer,
             clock=self.clock,
             audience=self.audience,
+            signals=self.signals,
+            policies=self.policies,
+        )
+
+    @cached_property
+    def verify(self) -> VerifyService:
+        from phoneid.services.verify import VerifyService
+
+        return VerifyService(
+            region=self.settings.region,
+            catalogue=self.catalogue,
+            identities=self.identities,
+            signals=self.signals,
+            policies=self.policies,
+            identity_manager=self.identity_manager,
+            mac=self.code_mac,
         )
 
 

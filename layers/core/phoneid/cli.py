@@ -3,7 +3,10 @@
   phoneid dev                          start the local stack (what `make dev` runs)
   phoneid clients create|list          manage API clients (credentials)
   phoneid identities import FILE       load the production identity table
+  phoneid signals import KIND FILE     load one of the operator's signal lists (signals kinds: shapes)
   phoneid sandbox users                list the Sandbox test users
+  phoneid policy show|check            the fraud policy: print it, validate a client's own
+  phoneid clients update ID --policy F give a client its own fraud policy
 
 Operator commands act on the stack named by --stack (a deployed CloudFormation stack), on the
 running local stack with --local, or else on the environment's settings (PHONEID_TIER, tables, ...).
@@ -52,6 +55,7 @@ def _deployed_environment(stack_name: str) -> dict[str, str]:
         for resource in page["StackResourceSummaries"]:
             resolver.physical_ids[resource["LogicalResourceId"]] = resource["PhysicalResourceId"]
     names = {"PHONEID_TIER", "PHONEID_REGION", "CLIENTS_TABLE", "IDENTITIES_TABLE", "PII_KEY_ID"}
+    names |= {"SIGNAL_LISTS_TABLE", "OTP_MAC_KEY_ID"}  # signals import keys SSNs by their MAC
     function = next(iter(resolver.template.functions.values()))
     return {k: resolver.resolve(v) for k, v in function.environment.items() if k in names}
 
@@ -147,6 +151,99 @@ def _clients_enable(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_policy(path: str) -> dict[str, Any]:
+    """A policy document from a YAML or JSON file, validated; ``InvalidPolicy`` names the bad entry."""
+    import yaml
+
+    from phoneid.domain.policy import InvalidPolicy, parse_policy
+
+    try:
+        document = yaml.safe_load(Path(path).read_text("utf-8"))
+    except yaml.YAMLError as error:
+        raise InvalidPolicy(f"{path} is not YAML or JSON: {error}") from None
+    parse_policy(document)
+    data: dict[str, Any] = document
+    return data
+
+
+def _clients_update(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+    from phoneid.domain.policy import InvalidPolicy
+    from phoneid.services.clients import InvalidClientSpec
+
+    _target(args)
+    try:
+        policy = _read_policy(args.policy) if args.policy else None
+        client = container().client_admin.update(
+            args.client_id, policy=policy, default_policy=args.default_policy
+        )
+    except (InvalidPolicy, InvalidClientSpec, OSError) as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    version = client.policy.get("version") if client.policy else None
+    print(f"{client.client_id}: policy {'version ' + str(version) if version else 'default'}")
+    return 0
+
+
+def policy_markdown() -> str:
+    """The default policy as the tables of docs/fraud-policy.md."""
+    from phoneid.domain.evaluation import default_policy
+    from phoneid.domain.policy import SIGNAL_SOURCES
+    from phoneid.domain.reasons import describe
+
+    policy = default_policy()
+    rows = [
+        "| Code | Category | Meaning | Raised when | Source | Source down | Flows |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for rule in policy.rules:
+        sources = sorted({SIGNAL_SOURCES[c.signal] for c in rule.when})
+        down = "fails (fail closed)" if rule.onSourceFailure.value == "fail" else "not raised (skipped)"
+        flows = ", ".join(rule.flows) if len(rule.flows) < 3 else "all"
+        action = "" if rule.action.value == "fail" else f" ({rule.action.value} only)"
+        rows.append(
+            f"| {rule.code} | {rule.category.value} | {describe(rule.code)}{action} "
+            f"| {' and '.join(c.describe() for c in rule.when)} | {'; '.join(sources)} | {down} | {flows} |"
+        )
+    levels = ["", "| Level | Reason | Given when |", "|---|---|---|"]
+    for level in policy.assurance:
+        for name, reason in level.reasons.items():
+            facts = [
+                f"`{k}` {'>= ' if k == 'confirmedElements' else '= '}{str(v).lower()}"
+                for k, v in reason.model_dump(exclude_none=True).items()
+                if k != "codes"
+            ]
+            when = (
+                "any of " + ", ".join(str(c) for c in reason.codes) + " raised"
+                if reason.codes
+                else (" and ".join(facts) or "always")
+            )
+            levels.append(f"| {level.level} | {name} | {when} |")
+    return "\n".join(rows + levels) + "\n"
+
+
+def _policy_show(args: argparse.Namespace) -> int:
+    if args.markdown:
+        sys.stdout.write(policy_markdown())
+        return 0
+    from importlib import resources
+
+    sys.stdout.write(resources.files("phoneid").joinpath("policy/default.yaml").read_text("utf-8"))
+    return 0
+
+
+def _policy_check(args: argparse.Namespace) -> int:
+    from phoneid.domain.policy import InvalidPolicy
+
+    try:
+        document = _read_policy(args.file)
+    except (InvalidPolicy, OSError) as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    print(f"{args.file}: a valid policy (version {document['version']}, {len(document['rules'])} rules)")
+    return 0
+
+
 def _identities_import(args: argparse.Namespace) -> int:
     from phoneid.bootstrap import container
 
@@ -160,6 +257,38 @@ def _identities_import(args: argparse.Namespace) -> int:
     return 1 if report.rejected and not args.skip_invalid else 0
 
 
+def _signals_import(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+    from phoneid.domain.signals import ListKind
+
+    _target(args)
+    path = Path(args.file)
+    fmt = args.format or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+    try:
+        report = container().signal_list_import.run(
+            ListKind(args.kind), path.read_text("utf-8"), fmt, skip_invalid=args.skip_invalid
+        )
+    except ValueError as error:  # a CSV header that does not fit the kind
+        print(f"phoneid: {path}: {error}", file=sys.stderr)
+        return 2
+    for line, reason in report.rejected:
+        print(f"{path}:{line}: rejected: {reason}", file=sys.stderr)
+    print(
+        f"imported {report.imported} {args.kind} records ({report.entries} entries), "
+        f"rejected {len(report.rejected)}"
+    )
+    return 1 if report.rejected and not args.skip_invalid else 0
+
+
+def _signals_kinds(args: argparse.Namespace) -> int:
+    from phoneid.domain.signals import ListKind
+    from phoneid.services.signal_lists import as_mapping, describe, field_summary, record_fields
+
+    lines = [f"{k.value:<24} {field_summary(record_fields(k))}\n{'':<24} {describe(k)}" for k in ListKind]
+    _print([as_mapping(k) for k in ListKind], args.json, lines)
+    return 0
+
+
 def sandbox_markdown() -> str:
     """The Sandbox users as the Markdown table of docs/sandbox.md."""
     from phoneid.domain.sandbox import Catalogue
@@ -171,7 +300,7 @@ def sandbox_markdown() -> str:
     for u in Catalogue.load():
         rows.append(
             f"| `{u.scenario.value}` | {u.region} | `{u.phone_number}` | {u.identity.first_name} "
-            f"{u.identity.last_name} | {u.identity.dob} | {u.identity.ssn} | {u.solution.value} "
+            f"{u.identity.last_name} | {u.identity.dob} | {u.identity.ssn} | {u.solution_name} "
             f"| {u.description} |"
         )
     return "\n".join(rows) + "\n"
@@ -188,7 +317,7 @@ def _sandbox_users(args: argparse.Namespace) -> int:
         {
             "scenario": u.scenario.value,
             "region": u.region,
-            "solution": u.solution.value,
+            "solution": u.solution_name,
             "phoneNumber": u.phone_number,
             "firstName": u.identity.first_name,
             "lastName": u.identity.last_name,
@@ -250,6 +379,24 @@ def parser() -> argparse.ArgumentParser:
         targeted(toggle)
         toggle.set_defaults(run=_clients_enable)
 
+    update = clients.add_parser("update", help="change a client's fraud policy")
+    update.add_argument("client_id")
+    chosen = update.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--policy", help="a policy file (YAML or JSON, the shape of `phoneid policy show`)")
+    chosen.add_argument("--default-policy", action="store_true", help="back to the stack's default policy")
+    targeted(update)
+    update.set_defaults(run=_clients_update)
+
+    policy = commands.add_parser("policy", help="the fraud policy").add_subparsers(
+        dest="action", required=True
+    )
+    show = policy.add_parser("show", help="print the default policy (YAML), or its tables (--markdown)")
+    show.add_argument("--markdown", action="store_true", help="the tables of docs/fraud-policy.md")
+    show.set_defaults(run=_policy_show)
+    check = policy.add_parser("check", help="validate a policy file; errors name the bad entry")
+    check.add_argument("file")
+    check.set_defaults(run=_policy_check)
+
     identities = commands.add_parser("identities", help="identity data").add_subparsers(
         dest="action", required=True
     )
@@ -261,6 +408,26 @@ def parser() -> argparse.ArgumentParser:
     )
     targeted(load)
     load.set_defaults(run=_identities_import)
+
+    from phoneid.domain.signals import ListKind
+
+    signals = commands.add_parser("signals", help="the operator's signal lists").add_subparsers(
+        dest="action", required=True
+    )
+    signal_load = signals.add_parser("import", help="load one list from JSON Lines or CSV")
+    signal_load.add_argument(
+        "kind", choices=[k.value for k in ListKind], metavar="KIND", help=", ".join(k.value for k in ListKind)
+    )
+    signal_load.add_argument("file")
+    signal_load.add_argument("--format", choices=["jsonl", "csv"])
+    signal_load.add_argument(
+        "--skip-invalid", action="store_true", help="import the valid records even if some are not"
+    )
+    targeted(signal_load)
+    signal_load.set_defaults(run=_signals_import)
+    kinds = signals.add_parser("kinds", help="each kind of list and the fields of its records")
+    kinds.add_argument("--json", action="store_true")
+    kinds.set_defaults(run=_signals_kinds)
 
     sandbox = commands.add_parser("sandbox", help="Sandbox tier").add_subparsers(dest="action", required=True)
     users = sandbox.add_parser("users", help="list the Sandbox test users")

@@ -27,6 +27,11 @@ class Settings(BaseModel):
     identities_table: str = Field(alias="IDENTITIES_TABLE")
     rate_limits_table: str = Field(alias="RATE_LIMITS_TABLE")
     device_keys_table: str = Field(alias="DEVICE_KEYS_TABLE")
+    # Identity Manager's identities (``/v3/identity``).
+    enrollments_table: str = Field(alias="ENROLLMENTS_TABLE")
+    # The operator's signal lists (`phoneid signals import`), and checks and change events per client.
+    signal_lists_table: str = Field(alias="SIGNAL_LISTS_TABLE")
+    activity_table: str = Field(alias="ACTIVITY_TABLE")
     # Days without a successful authentication after which a device key is deactivated.
     key_inactivity_days: int = Field(alias="KEY_INACTIVITY_DAYS", ge=1)
     token_signing_key_id: str = Field(alias="TOKEN_SIGNING_KEY_ID")
@@ -45,6 +50,8 @@ class Settings(BaseModel):
     camara_token_url: str = Field(default="", alias="CAMARA_TOKEN_URL")
     camara_api_url: str = Field(default="", alias="CAMARA_API_URL")
     camara_credentials_secret: str = Field(default="", alias="CAMARA_CREDENTIALS_SECRET")
+    # {apiRoot} of the operator's CAMARA network APIs (SIM Swap, KYC, ...); empty: no carrier signals.
+    camara_network_api_url: str = Field(default="", alias="CAMARA_NETWORK_API_URL")
 
     @property
     def mobile_auth_configured(self) -> bool:
@@ -56,6 +63,10 @@ class Settings(BaseModel):
                 self.camara_credentials_secret,
             )
         )
+
+    @property
+    def carrier_signals_configured(self) -> bool:
+        return all((self.camara_token_url, self.camara_credentials_secret, self.camara_network_api_url))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

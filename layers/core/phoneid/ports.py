@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Protocol
 
 from phoneid.domain.carrier import CarrierResult, Redirect
@@ -11,6 +11,15 @@ from phoneid.domain.clients import Client
 from phoneid.domain.devicekeys import DeviceKey
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session
+from phoneid.domain.signals import (
+    ActivityCounts,
+    ChangeEvent,
+    KycClaim,
+    KycResult,
+    ListEntry,
+    ListKind,
+    NumberHistory,
+)
 
 
 class Clock(Protocol):
@@ -137,7 +146,137 @@ class SocketNotifier(Protocol):
         ...
 
 
-class ReputationSource(Protocol):
-    """Reputation findings about a number, as GFP reason codes (risk and authentication)."""
+# --- fraud-policy signal sources (one port per source; adapters in phoneid.adapters) -----------
 
-    def reasons(self, phone_number: str) -> frozenset[int]: ...
+
+class SimSwapSource(Protocol):
+    """CAMARA SIM Swap: when the number's SIM last changed (None: no change known)."""
+
+    def latest_change(self, phone_number: str) -> datetime | None: ...
+
+
+class CallForwardingSource(Protocol):
+    """CAMARA Call Forwarding Signal: whether unconditional forwarding is on."""
+
+    def unconditional(self, phone_number: str) -> bool: ...
+
+
+class TenureSource(Protocol):
+    """CAMARA KYC Tenure: whether the subscriber has held the number since ``since``."""
+
+    def held_since(self, phone_number: str, since: date) -> bool: ...
+
+
+class NumberRecyclingSource(Protocol):
+    """CAMARA Number Recycling: whether the subscriber changed after ``since``."""
+
+    def recycled_since(self, phone_number: str, since: date) -> bool: ...
+
+
+class KycMatchSource(Protocol):
+    """CAMARA KYC Match: the operator's subscriber data compared with the claim, field by field."""
+
+    def match(self, phone_number: str, claim: KycClaim) -> KycResult: ...
+
+
+class DeviceStatusSource(Protocol):
+    """CAMARA Device Reachability and Roaming Status."""
+
+    def reachable(self, phone_number: str) -> bool: ...
+
+    def roaming_country(self, phone_number: str) -> str | None:
+        """The ISO country the device roams in; None when it is at home."""
+        ...
+
+
+class SignalLists(Protocol):
+    """The operator's lists (public SMS numbers, line-type overrides, watch lists, ...)."""
+
+    def lookup(self, kind: ListKind, keys: Sequence[str]) -> dict[str, ListEntry]:
+        """The entries of ``kind`` under any of ``keys`` (normalised keys), by key."""
+        ...
+
+    def put_many(self, entries: Iterable[ListEntry]) -> int: ...
+
+
+class ActivityLog(Protocol):
+    """Checks PhoneID made, per client, for the risk signals."""
+
+    def record(self, client_id: str, phone_number: str, attributes: Sequence[str], at: datetime) -> None: ...
+
+    def counts(
+        self,
+        client_id: str,
+        phone_number: str,
+        attributes: Sequence[str],
+        *,
+        recent_since: datetime,
+        history_since: datetime,
+    ) -> ActivityCounts: ...
+
+
+class ChangeEventLog(Protocol):
+    """Change events found on numbers (by the monitor, or imported port events)."""
+
+    def append(self, events: Sequence[ChangeEvent]) -> None: ...
+
+    def since(self, client_id: str, phone_number: str, since: datetime) -> list[ChangeEvent]: ...
+
+
+class NumberHistorySource(Protocol):
+    """What Identity Manager knows of a number: identities enrolled on it, and since when."""
+
+    def history(self, client_id: str, phone_number: str, short_tenure_since: datetime) -> NumberHistory: ...
+
+
+# --- Identity Manager -----------------------------------------------------------------------------
+
+from collections.abc import Iterator  # noqa: E402 - this section is appended to the ports
+
+from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage  # noqa: E402
+
+
+class EnrollmentStore(NumberHistorySource, Protocol):
+    """Identity Manager's identities, per client: no client can read, list or change another's.
+
+    A disenrolled identity is a tombstone without PII that no method returns. Listings and the
+    monitor's iteration do not decrypt PII (their enrollments have ``pii=None``).
+    """
+
+    def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
+        """Store ``enrollment``, or return the identity that already holds its place, writing nothing.
+
+        The place is the client's ``clientCustomerId``; without one, the number's identity with no
+        ``clientCustomerId``, when that one is active (an inactive one gives its place up). Atomic:
+        concurrent calls for one place create one identity. Returns (identity, created); an existing
+        identity comes without its PII (``pii=None``), so enrolling needs KMS Encrypt only.
+        """
+        ...
+
+    def get(self, client_id: str, service_id: str) -> Enrollment | None:
+        """The client's identity with its PII; None when unknown, another client's or disenrolled."""
+        ...
+
+    def apply(self, client_id: str, service_id: str, action: Action, now: datetime) -> Enrollment | None:
+        """One conditional write of ``action``; None when there is no such identity (or it is disenrolled).
+
+        Disenrolling deletes the PII and frees the identity's place in the same transaction.
+        """
+        ...
+
+    def by_phone(self, client_id: str, phone_number: str) -> list[Enrollment]:
+        """The client's active and inactive identities of the number, oldest first, with their PII."""
+        ...
+
+    def page(
+        self, client_id: str, *, limit: int, start_key: str | None, include_inactive: bool
+    ) -> EnrollmentPage:
+        """One page of the client's identities, oldest first; ``start_key`` is a previous ``last_key``.
+
+        A ``start_key`` that is malformed or another client's raises ``MalformedRequest`` (startKey).
+        """
+        ...
+
+    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
+        """Every active identity of every client, a page at a time (the change monitor's walk)."""
+        ...

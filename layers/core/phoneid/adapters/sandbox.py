@@ -34,14 +34,3 @@ class SandboxCarrierVerifier:
         scripted = user is not None and user.signals.get("mobileAuth") == "pass"
         verified = scripted and code.startswith("sandbox-")
         return CarrierResult(verified=verified, phone_number=phone_number)
-
-
-class CatalogueReputation:
-    """Sandbox reputation: the test user's scripted reason codes."""
-
-    def __init__(self, catalogue: Catalogue) -> None:
-        self._catalogue = catalogue
-
-    def reasons(self, phone_number: str) -> frozenset[int]:
-        user = self._catalogue.find(phone_number)
-        return frozenset(int(code) for code in (user.signals.get("reputationReasons", ()) if user else ()))

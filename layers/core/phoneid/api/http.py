@@ -34,7 +34,11 @@ Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 def _respond(app: APIGatewayRestResolver, error: PhoneIdError) -> Response[str]:
     metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
-    request = errors.request_fields(app.current_event.body)
+    request = dict(errors.request_fields(app.current_event.body))
+    # GET and DELETE carry clientRequestId in the query string.
+    request.setdefault(
+        "clientRequestId", (app.current_event.query_string_parameters or {}).get("clientRequestId")
+    )
     return Response(
         status_code=error.http_status,
         content_type="application/json",
@@ -55,7 +59,7 @@ def make_app(*, browser: bool = False) -> APIGatewayRestResolver:
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[str]:
-        mapped = errors.from_validation(error.errors())
+        mapped = errors.from_validation([_as_sent(e) for e in error.errors()])
         logger.info("invalid request", extra={"code": mapped.code, "parameters": mapped.parameters})
         return _respond(app, mapped)
 
@@ -70,6 +74,12 @@ def make_app(*, browser: bool = False) -> APIGatewayRestResolver:
         return _respond(app, mapped)
 
     return app
+
+
+def _as_sent(error: dict[str, Any]) -> dict[str, Any]:
+    """Query and path parameters named as sent (``limit``, not ``query.limit``), like body fields."""
+    location = tuple(error.get("loc", ()))
+    return {**error, "loc": location[1:]} if location[:1] in (("query",), ("path",)) else error
 
 
 def _frames(error: BaseException) -> list[str]:
@@ -113,12 +123,12 @@ def public_base_url(app: APIGatewayRestResolver) -> str:
     return f"https://{context.domain_name}/{context.stage}"
 
 
-def _check_json_body(event: dict[str, Any]) -> None:
+def _check_json_body(event: dict[str, Any], max_body_bytes: int = MAX_BODY_BYTES) -> None:
     body = event.get("body") or ""
     if event.get("isBase64Encoded"):
         raise MalformedRequest("Malformed request: body must be JSON text")
-    if len(body.encode()) > MAX_BODY_BYTES:
-        raise MalformedRequest(f"Malformed request: body is over {MAX_BODY_BYTES} bytes")
+    if len(body.encode()) > max_body_bytes:
+        raise MalformedRequest(f"Malformed request: body is over {max_body_bytes} bytes")
     try:
         parsed = json.loads(body)
     except ValueError:
@@ -155,8 +165,12 @@ def entrypoint(
     rate_key: Callable[[dict[str, Any]], str] = _authorized_caller,
     json_body: bool = True,
     browser: bool = False,
+    max_body_bytes: int = MAX_BODY_BYTES,
 ) -> Handler:
-    """The Lambda handler for ``app``, with the same decorator stack and edge checks everywhere."""
+    """The Lambda handler for ``app``, with the same decorator stack and edge checks everywhere.
+
+    ``max_body_bytes`` is SPEC's 4 KB unless a route needs more (batch enrollment, docs/decisions.md).
+    """
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
     @tracer.capture_lambda_handler(capture_response=False)
@@ -165,7 +179,7 @@ def entrypoint(
         try:
             container().rate_limit.check(rate_key(event))
             if json_body:
-                _check_json_body(event)
+                _check_json_body(event, max_body_bytes)
                 _as_json(event)
         except PhoneIdError as error:
             logger.info("request refused at the edge", extra={"code": error.code})

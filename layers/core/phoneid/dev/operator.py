@@ -1,4 +1,4 @@
-"""A fake mobile operator that follows CAMARA's Number Verification API, for tests and the local stack.
+"""A fake mobile operator that follows CAMARA's APIs, for tests and the local stack.
 
 OpenID Connect authorization code flow with network-based authentication: ``GET /authorize``
 "recognises" the device's SIM and redirects back with a code; ``POST /token`` exchanges the code
@@ -8,21 +8,95 @@ and ``GET /number-verification/v2/device-phone-number`` the device's number.
 A real network knows which SIM a request came through. Here the device says so itself, with the
 header ``X-Device-Msisdn`` (tests), or the operator assumes ``device_msisdn`` (the local stack).
 A request with neither is not on a mobile network: CAMARA's ``access_denied`` redirect.
+
+The carrier's fraud signals (SIM Swap, Call Forwarding Signal, KYC Tenure, Number Recycling, KYC
+Match, Device Reachability and Roaming Status) take a 2-legged token (``client_credentials`` with the
+same basic credentials) and answer from facts scripted per number, with :meth:`FakeOperator.script`
+or ``POST /_script`` (``{"phoneNumber": ..., facts...}``; ``DELETE /_script`` forgets every script):
+
+``latestSimChange``      ISO date-time or null (default: null, no SIM change known)
+``callForwarding``       unconditional call forwarding on (default false)
+``subscribedSince``      date the subscriber took the number (default 2015-01-01); tenure holds since
+                         any ``tenureDate`` on or after it
+``subscriberChangedAt``  date the subscriber last changed; recycled when after ``specifiedDate``
+``subscriber``           KYC data {givenName, familyName, birthdate, idDocument, address, postalCode,
+                         locality, region, email}; matched ignoring case and accents, a field the
+                         subscriber lacks is ``not_available`` (default: none at all)
+``reachable``            default true
+``roamingCountry``       ISO code or null (default null: at home)
+``unknown``              true: every API answers 404 ``IDENTIFIER_NOT_FOUND``
+``fail``                 {api: status or "slow:<seconds>" or "malformed"} for the APIs ``sim-swap``,
+                         ``call-forwarding``, ``tenure``, ``recycling``, ``kyc-match``,
+                         ``reachability``, ``roaming``: answer that CAMARA error, answer late, or
+                         answer something that is not JSON
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 import secrets
 import threading
+import time
+import unicodedata
 import urllib.parse
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 API_PATH = "/number-verification/v2"
 SCOPE = "number-verification:verify"
+
+# Network API path -> the API's name in scripted failures.
+SIGNAL_APIS = {
+    "/sim-swap/v2/retrieve-date": "sim-swap",
+    "/call-forwarding-signal/v0.4/unconditional-call-forwardings": "call-forwarding",
+    "/kyc-tenure/v0.2/check-tenure": "tenure",
+    "/number-recycling/v0.2/check": "recycling",
+    "/kyc-match/v0.4/match": "kyc-match",
+    "/device-reachability-status/v1/retrieve": "reachability",
+    "/device-roaming-status/v1/retrieve": "roaming",
+}
+KYC_FIELDS = (
+    "givenName",
+    "familyName",
+    "birthdate",
+    "idDocument",
+    "address",
+    "postalCode",
+    "locality",
+    "region",
+    "email",
+)
+FACTS = (
+    "latestSimChange",
+    "callForwarding",
+    "subscribedSince",
+    "subscriberChangedAt",
+    "subscriber",
+    "reachable",
+    "roamingCountry",
+    "unknown",
+    "fail",
+)
+NEUTRAL_SUBSCRIBED_SINCE = date(2015, 1, 1)
+_PHONE = re.compile(r"^\+[1-9][0-9]{4,14}$")
+# CAMARA's error codes for the statuses a script can ask for.
+_ERRORS = {
+    400: ("INVALID_ARGUMENT", "Client specified an invalid argument, request body or query param."),
+    401: ("UNAUTHENTICATED", "Request not authenticated due to missing, invalid, or expired credentials."),
+    403: ("PERMISSION_DENIED", "Client does not have sufficient permissions to perform this action."),
+    404: ("IDENTIFIER_NOT_FOUND", "Device identifier not found."),
+    422: ("SERVICE_NOT_APPLICABLE", "The service is not available for the provided identifier."),
+    429: ("TOO_MANY_REQUESTS", "Rate limit reached."),
+    500: ("INTERNAL", "Unknown server error. Typically a server bug."),
+    502: ("BAD_GATEWAY", "An upstream internal service cannot be reached."),
+    503: ("UNAVAILABLE", "Service Unavailable."),
+    504: ("TIMEOUT", "Request timeout exceeded."),
+}
 
 
 @dataclass
@@ -39,8 +113,12 @@ class FakeOperator:
     device_msisdn: str | None = None
     host: str = "127.0.0.1"
     port: int = 0
+    token_lifetime: int = 300  # seconds, in the token answer's expires_in
     _codes: dict[str, _Grant] = field(default_factory=dict)
     _tokens: dict[str, str] = field(default_factory=dict)  # access token -> msisdn
+    _client_tokens: set[str] = field(default_factory=set)  # 2-legged access tokens
+    _client_grants: int = 0
+    _facts: dict[str, dict[str, Any]] = field(default_factory=dict)  # phone number -> scripted facts
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -54,7 +132,45 @@ class FakeOperator:
             "CAMARA_AUTHORIZE_URL": f"{self.base_url}/authorize",
             "CAMARA_TOKEN_URL": f"{self.base_url}/token",
             "CAMARA_API_URL": f"{self.base_url}{API_PATH}",
+            "CAMARA_NETWORK_API_URL": self.base_url,
         }
+
+    @property
+    def client_grants(self) -> int:
+        """How many 2-legged (client_credentials) tokens the operator has issued."""
+        with self._lock:
+            return self._client_grants
+
+    def revoke_tokens(self) -> None:
+        """Forget every access token issued (as after an operator restart)."""
+        with self._lock:
+            self._tokens.clear()
+            self._client_tokens.clear()
+
+    # --- scripted facts ---------------------------------------------------------------------------
+
+    def script(self, phone_number: str, **facts: Any) -> None:
+        """Set facts about ``phone_number`` (added to those scripted before); see the module doc."""
+        if not isinstance(phone_number, str) or not _PHONE.match(phone_number):
+            raise ValueError("phoneNumber must be E.164")
+        checked = {name: _check_fact(name, value) for name, value in facts.items()}
+        with self._lock:
+            self._facts.setdefault(phone_number, {}).update(checked)
+
+    def script_json(self, payload: Mapping[str, Any]) -> None:
+        """``script`` from a JSON object ``{"phoneNumber": ..., facts...}`` (``POST /_script``)."""
+        if not isinstance(payload, Mapping):
+            raise ValueError("the script must be a JSON object")
+        facts = dict(payload)
+        self.script(facts.pop("phoneNumber", None), **facts)
+
+    def clear_scripts(self) -> None:
+        with self._lock:
+            self._facts.clear()
+
+    def facts(self, phone_number: str) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._facts.get(phone_number, {}))
 
     @property
     def secret_string(self) -> str:
@@ -71,14 +187,20 @@ class FakeOperator:
                 self, status: int, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
             ) -> None:
                 payload = json.dumps(body).encode() if body is not None else b""
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
-                    self.send_header(name, value)
-                # The device fetches /authorize cross-origin (the web SDK's "fetch" Mobile Auth).
-                self.send_header("Access-Control-Allow-Origin", "*")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self._send_raw(status, payload, headers)
+
+            def _send_raw(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+                try:
+                    self.send_response(status)
+                    for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+                        self.send_header(name, value)
+                    # The device fetches /authorize cross-origin (the web SDK's "fetch" Mobile Auth).
+                    self.send_header("Access-Control-Allow-Origin", "*")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the caller gave up waiting (a scripted slow answer)
 
             def _error(self, status: int, code: str, message: str) -> None:
                 self._send(status, {"status": status, "code": code, "message": message})
@@ -101,11 +223,27 @@ class FakeOperator:
                 else:
                     self._error(404, "NOT_FOUND", "The specified resource is not found.")
 
+            def do_DELETE(self) -> None:
+                if self.path == "/_script":
+                    operator.clear_scripts()
+                    self._send(204)
+                else:
+                    self._error(404, "NOT_FOUND", "The specified resource is not found.")
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length).decode()
                 if self.path == "/token":
                     operator._token(self, dict(urllib.parse.parse_qsl(body)))
+                elif self.path == "/_script":
+                    try:
+                        operator.script_json(json.loads(body or "{}"))
+                    except (ValueError, TypeError) as error:
+                        self._error(400, "INVALID_ARGUMENT", f"invalid script: {error}")
+                        return
+                    self._send(204)
+                elif self.path in SIGNAL_APIS:
+                    operator._signal(self, SIGNAL_APIS[self.path], body)
                 elif self.path == f"{API_PATH}/verify":
                     msisdn = operator._bearer(self.headers.get("Authorization"))
                     if msisdn is None:
@@ -132,11 +270,13 @@ class FakeOperator:
 
         self._server = ThreadingHTTPServer((self.host, self.port), Handler)
         self.port = int(self._server.server_address[1])
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # A short poll lets stop() return at once (tests start and stop an operator each).
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def stop(self) -> None:
         self._server.shutdown()
+        self._server.server_close()
 
     # --- OIDC ------------------------------------------------------------------------------------
 
@@ -168,6 +308,15 @@ class FakeOperator:
         if request.headers.get("Authorization") != f"Basic {expected}":
             request._send(401, {"error": "invalid_client"})
             return
+        if form.get("grant_type") == "client_credentials":
+            token = secrets.token_urlsafe(24)
+            with self._lock:
+                self._client_tokens.add(token)
+                self._client_grants += 1
+            request._send(
+                200, {"access_token": token, "token_type": "Bearer", "expires_in": self.token_lifetime}
+            )
+            return
         with self._lock:
             grant = self._codes.pop(form.get("code", ""), None)  # single use
         if (
@@ -180,10 +329,174 @@ class FakeOperator:
         token = secrets.token_urlsafe(24)
         with self._lock:
             self._tokens[token] = grant.msisdn
-        request._send(200, {"access_token": token, "token_type": "Bearer", "expires_in": 300, "scope": SCOPE})
+        request._send(
+            200,
+            {
+                "access_token": token,
+                "token_type": "Bearer",
+                "expires_in": self.token_lifetime,
+                "scope": SCOPE,
+            },
+        )
 
     def _bearer(self, header: str | None) -> str | None:
         if not header or not header.startswith("Bearer "):
             return None
         with self._lock:
             return self._tokens.get(header.removeprefix("Bearer "))
+
+    # --- network APIs (2-legged) --------------------------------------------------------------------
+
+    def _signal(self, request: Any, api: str, body: str) -> None:
+        header = request.headers.get("Authorization") or ""
+        with self._lock:
+            authorised = header.removeprefix("Bearer ") in self._client_tokens
+        if not header.startswith("Bearer ") or not authorised:
+            request._error(401, *_ERRORS[401])
+            return
+        try:
+            payload = json.loads(body or "{}")
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            request._error(400, *_ERRORS[400])
+            return
+        phone = (payload.get("device") or {}) if api in ("reachability", "roaming") else payload
+        phone = phone.get("phoneNumber") if isinstance(phone, dict) else None
+        if phone is None:
+            request._error(422, "MISSING_IDENTIFIER", "The device cannot be identified.")
+            return
+        if not isinstance(phone, str) or not _PHONE.match(phone):
+            request._error(400, *_ERRORS[400])
+            return
+        facts = self.facts(phone)
+        failure = (facts.get("fail") or {}).get(api)
+        if isinstance(failure, int):
+            request._error(failure, *_ERRORS.get(failure, ("INTERNAL", "Scripted failure.")))
+            return
+        if failure == "malformed":
+            request._send_raw(200, b"<html>not JSON</html>")
+            return
+        if isinstance(failure, str):  # "slow:<seconds>"
+            time.sleep(float(failure.removeprefix("slow:")))
+        if facts.get("unknown"):
+            request._error(404, *_ERRORS[404])
+            return
+        try:
+            answer = _ANSWERS[api](facts, payload)
+        except (ValueError, TypeError):
+            request._error(400, *_ERRORS[400])
+            return
+        request._send(200, answer)
+
+
+def _fold(value: str, compact: bool = False) -> str:
+    """Case- and accent-insensitive form; ``compact`` also drops spaces and punctuation."""
+    text = "".join(c for c in unicodedata.normalize("NFKD", value) if not unicodedata.combining(c))
+    text = " ".join(text.casefold().split())
+    return re.sub(r"[^0-9a-z]", "", text) if compact else text
+
+
+def _kyc(facts: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    subscriber = facts.get("subscriber") or {}
+    requested = [name for name in KYC_FIELDS if isinstance(payload.get(name), str) and payload[name]]
+    if not requested:
+        raise ValueError("no field to match")
+    answer: dict[str, Any] = {}
+    for name in requested:
+        known = subscriber.get(name)
+        if not known:
+            answer[f"{name}Match"] = "not_available"
+            continue
+        compact = name in ("idDocument", "postalCode", "birthdate")
+        same = _fold(payload[name], compact) == _fold(known, compact)
+        answer[f"{name}Match"] = "true" if same else "false"
+    return answer
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _tenure(facts: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    since = facts.get("subscribedSince", NEUTRAL_SUBSCRIBED_SINCE)
+    return {"tenureDateCheck": since <= date.fromisoformat(payload["tenureDate"])}
+
+
+def _recycling(facts: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    specified = date.fromisoformat(payload["specifiedDate"])
+    changed = facts.get("subscriberChangedAt")
+    return {"phoneNumberRecycled": changed is not None and changed > specified}
+
+
+def _sim_swap(facts: dict[str, Any], _: dict[str, Any]) -> dict[str, Any]:
+    changed = facts.get("latestSimChange")
+    return {"latestSimChange": changed.isoformat().replace("+00:00", "Z") if changed else None}
+
+
+def _reachability(facts: dict[str, Any], _: dict[str, Any]) -> dict[str, Any]:
+    if facts.get("reachable", True):
+        return {"lastStatusTime": _now(), "reachable": True, "connectivity": ["DATA", "SMS"]}
+    return {"lastStatusTime": _now(), "reachable": False}
+
+
+def _roaming(facts: dict[str, Any], _: dict[str, Any]) -> dict[str, Any]:
+    country = facts.get("roamingCountry")
+    if not country:
+        return {"lastStatusTime": _now(), "roaming": False}
+    return {"lastStatusTime": _now(), "roaming": True, "countryName": [country]}
+
+
+_ANSWERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+    "sim-swap": _sim_swap,
+    "call-forwarding": lambda facts, _: {"active": bool(facts.get("callForwarding", False))},
+    "tenure": _tenure,
+    "recycling": _recycling,
+    "kyc-match": _kyc,
+    "reachability": _reachability,
+    "roaming": _roaming,
+}
+
+
+def _check_fact(name: str, value: Any) -> Any:
+    """The fact in the form the answers use; ValueError for an unknown fact or a wrong value."""
+    if name == "latestSimChange":
+        if value is None:
+            return None
+        changed = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+        return changed if changed.tzinfo else changed.replace(tzinfo=UTC)
+    if name in ("subscribedSince", "subscriberChangedAt"):
+        if value is None:
+            return None if name == "subscriberChangedAt" else NEUTRAL_SUBSCRIBED_SINCE
+        if isinstance(value, datetime):
+            return value.date()
+        return value if isinstance(value, date) else date.fromisoformat(str(value))
+    if name in ("callForwarding", "reachable", "unknown"):
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be true or false")
+        return value
+    if name == "roamingCountry":
+        if value is not None and not (isinstance(value, str) and re.fullmatch(r"[A-Za-z]{2}", value)):
+            raise ValueError("roamingCountry must be an ISO 3166 alpha-2 code or null")
+        return value.upper() if value else None
+    if name == "subscriber":
+        if not isinstance(value, Mapping) or not all(
+            key in KYC_FIELDS and isinstance(item, str) for key, item in value.items()
+        ):
+            raise ValueError(f"subscriber must map some of {', '.join(KYC_FIELDS)} to strings")
+        return dict(value)
+    if name == "fail":
+        if not isinstance(value, Mapping):
+            raise ValueError("fail must map API names to a status or 'slow:<seconds>'")
+        apis = set(SIGNAL_APIS.values())
+        checked: dict[str, int | str] = {}
+        for api, how in value.items():
+            if api not in apis:
+                raise ValueError(f"unknown API {api!r}: one of {', '.join(sorted(apis))}")
+            status = isinstance(how, int) and not isinstance(how, bool) and 400 <= how <= 599
+            other = isinstance(how, str) and (how == "malformed" or re.fullmatch(r"slow:\d+(\.\d+)?", how))
+            if not (status or other):
+                raise ValueError(f"fail[{api!r}] must be an HTTP status, 'slow:<seconds>' or 'malformed'")
+            checked[api] = how
+        return checked
+    raise ValueError(f"unknown fact {name!r}: one of {', '.join(FACTS)}")

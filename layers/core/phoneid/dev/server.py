@@ -70,7 +70,10 @@ class DevStack:
         self.outbox = Outbox()
 
     def _start_operator(self) -> dict[str, str]:
-        """Production Mobile Auth against a fake CAMARA operator; PHONEID_DEVICE_MSISDN is "this SIM"."""
+        """Production Mobile Auth and carrier signals against a fake CAMARA operator.
+
+        PHONEID_DEVICE_MSISDN is "this SIM"; ``POST /_local/operator`` scripts the signals per number.
+        """
         import boto3
 
         self.operator = FakeOperator(device_msisdn=os.environ.get("PHONEID_DEVICE_MSISDN") or None).start()
@@ -82,6 +85,7 @@ class DevStack:
             "CamaraTokenUrl": settings["CAMARA_TOKEN_URL"],
             "CamaraApiUrl": settings["CAMARA_API_URL"],
             "CamaraCredentialsSecret": "camara-operator",
+            "CamaraNetworkApiUrl": settings["CAMARA_NETWORK_API_URL"],
         }
 
     def create_client(self, with_public_key: bool = False, **spec: Any) -> dict[str, str]:
@@ -147,6 +151,19 @@ def build_app(dev: DevStack) -> Any:
             return JSONResponse({"message": f"invalid clock change: {error}"}, status_code=400)
         _log(f"clock advanced {seconds:g} s")
         return JSONResponse({"now": now.isoformat()})
+
+    async def local_operator(request: Request) -> Response:
+        """Script the fake operator's answers for a number (production tier): the JSON of ``/_script``."""
+        if dev.operator is None:
+            return JSONResponse({"message": "a Sandbox stack has no operator to script"}, status_code=400)
+        if request.method == "DELETE":
+            dev.operator.clear_scripts()
+            return Response(status_code=204)
+        try:
+            dev.operator.script_json(json.loads(await request.body() or b"{}"))
+        except (ValueError, TypeError) as error:
+            return JSONResponse({"message": f"invalid script: {error}"}, status_code=400)
+        return Response(status_code=204)
 
     async def websocket_api(websocket: WebSocket) -> None:
         """The WebSocket API: $connect decides, then the connection waits for pushes."""
@@ -232,6 +249,7 @@ def build_app(dev: DevStack) -> Any:
             Route("/_local/info", local_info, methods=["GET"]),
             Route("/_local/outbox", local_outbox, methods=["GET"]),
             Route("/_local/clock", local_clock, methods=["POST"]),
+            Route("/_local/operator", local_operator, methods=["POST", "DELETE"]),
             WebSocketRoute("/_ws", websocket_api),
             Route("/_ws-management/@connections/{connection_id}", websocket_management, methods=["POST"]),
             Mount("/sdk", app=StaticFiles(directory=WEB_CLIENT, check_dir=False), name="sdk"),

@@ -50,6 +50,7 @@ class LocalStack:
                 KeySchema=props["KeySchema"],
                 AttributeDefinitions=props["AttributeDefinitions"],
                 BillingMode=props.get("BillingMode", "PAY_PER_REQUEST"),
+                **{k: props[k] for k in ("GlobalSecondaryIndexes",) if k in props},
             )
             if ttl := props.get("TimeToLiveSpecification"):
                 dynamodb.update_time_to_live(TableName=table_name, TimeToLiveSpecification=ttl)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from phoneid.domain.phone import Region
 
@@ -48,6 +49,8 @@ class Client:
     enabled: bool = True
     # Public (not a secret): web SDKs name it to use key persistence, when the flag allows.
     public_api_key: str = ""
+    # The client's own fraud policy document (validated when set); None: the stack's default.
+    policy: Mapping[str, Any] | None = None
 
     def as_caller(self) -> Caller:
         return Caller(

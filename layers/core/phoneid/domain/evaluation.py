@@ -1,98 +1,66 @@
-"""The Global Fraud Policy evaluation: signals in, pass/fail per category with reason codes out.
+"""The Global Fraud Policy evaluation: observations of signals in, pass/fail per category out.
 
-``evaluate`` is the one seam every flow goes through; richer policy (reputation, risk, compliance)
-adds signals and rules here without touching the flows.
+``evaluate(observations, policy)`` is the one evaluation every flow goes through (complete,
+unify-status, verify, each Connect row). It reads the policy's rules; it holds no threshold itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
+from functools import cache
+from typing import Any
 
 from phoneid.domain.identity import Element, MatchResult
-from phoneid.domain.session import Possession
+from phoneid.domain.policy import Action, Flow, OnSourceFailure, Policy, Signal, parse_policy
+from phoneid.domain.reasons import REASONS, Category, describe
+
+__all__ = [
+    "REASONS",
+    "SOURCE_FAILED",
+    "Assurance",
+    "Category",
+    "Evaluation",
+    "Observations",
+    "assess",
+    "default_policy",
+    "describe",
+    "evaluate",
+    "identity_observations",
+]
 
 
-class Category(StrEnum):
-    IDENTIFICATION = "identification"
-    AUTHENTICATION = "authentication"
-    COMPLIANCE = "compliance"
-    RISK = "risk"
+class _SourceFailed:
+    """The observation of a signal whose source failed or timed out."""
+
+    def __repr__(self) -> str:
+        return "SOURCE_FAILED"
 
 
-_I, _A, _C, _R = Category.IDENTIFICATION, Category.AUTHENTICATION, Category.COMPLIANCE, Category.RISK
+SOURCE_FAILED: Any = _SourceFailed()
 
-REASONS: Mapping[int, tuple[Category, str]] = {
-    9001: (_I, "Identity not confirmed with 4 elements"),
-    9003: (_I, "Identity not found"),
-    9004: (_I, "Identity not confirmed with 4 elements using a secondary source"),
-    9005: (_I, "Identity not confirmed with 4 elements using more than one source"),
-    9011: (_I, "Identity confirmed with fewer than 4 elements only"),
-    9012: (_I, "SSN mismatch"),
-    9013: (_I, "Birth date mismatch"),
-    9014: (_I, "Name mismatch"),
-    9015: (_I, "Address mismatch"),
-    9081: (_I, "SSN issued before birth date"),
-    9082: (_I, "Address is a correctional facility"),
-    9083: (_I, "Deceased indicator present"),
-    9100: (_A, "Phone possession incomplete"),
-    9101: (_A, "Phone number does not match the key; rebind required"),
-    9131: (_A, "Number listed as a non-mobile line on an override registry"),
-    9132: (_A, "Number's SMS contents are posted publicly"),
-    9133: (_A, "Phone untrusted by SIM key trust score"),
-    9134: (_A, "Non-fixed VoIP number"),
-    9135: (_A, "Possible takeover: SIM swap under 24 hours"),
-    9136: (_A, "Possible takeover: port under 24 hours"),
-    9137: (_A, "Possible takeover: call forwarding enabled"),
-    9161: (_A, "Short tenure between number and identity"),
-    9162: (_A, "Short tenure between number and identity"),
-    9163: (_A, "Possible recycled phone: many identities, newer owner present"),
-    9164: (_A, "Possible recycled phone: no recent association and a disconnect after it"),
-    9165: (_A, "Possible recycled phone: newer owner and a disconnect after association"),
-    9166: (_A, "Address is a correctional facility"),
-    9167: (_A, "Deceased indicator present"),
-    9168: (_A, "Person verification shows phone ownership not verified"),
-    9171: (_A, "Possible injection: 2 identities with short tenure"),
-    9172: (_A, "Possible injection: 3 identities with short tenure"),
-    9173: (_A, "Possible injection: 4 identities with short tenure"),
-    9174: (_A, "Possible injection: 5 or more identities with short tenure"),
-    9175: (_A, "No active identity associated with the number"),
-    9176: (_A, "Number and identity strongly linked to bot activity"),
-    9177: (_A, "No information for identity or number"),
-    9180: (_A, "Phone ownership not confirmed with 4 elements"),
-    9181: (_A, "Phone ownership not confirmed with fewer than 4 elements"),
-    9201: (_C, "Anti-money-laundering alerts present"),
-    9301: (_R, "No historical behavioural activity"),
-    9302: (_R, "Suspiciously large recent activity"),
-    9303: (_R, "Unusual number of recent carrier number-change events"),
-    9304: (_R, "Suspiciously large recent activity across identity attributes"),
-}
-
-_MISMATCH_CODES: Mapping[Element, int] = {
-    Element.SSN: 9012,
-    Element.DOB: 9013,
-    Element.NAME: 9014,
-    Element.ADDRESS: 9015,
-}
+# Signal -> observed value; a signal that is absent was not gathered for this request.
+Observations = Mapping[Signal, Any]
 
 
-@dataclass(frozen=True)
-class Signals:
-    """What is known about one transaction. A field left None means its category is not evaluated."""
+@cache
+def default_policy() -> Policy:
+    """The policy shipped in the layer (``phoneid/policy/default.yaml``), read once per container."""
+    from importlib import resources
 
-    possession: Possession | None = None
-    identity_found: bool | None = None
-    identity_match: MatchResult = field(default_factory=MatchResult)
-    # Reason codes raised directly by signal sources (carrier data, Sandbox scripts, reputation).
-    reason_codes: frozenset[int] = frozenset()
+    import yaml
+
+    text = resources.files("phoneid").joinpath("policy/default.yaml").read_text("utf-8")
+    return parse_policy(yaml.safe_load(text))
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Failure reason codes per evaluated category; an empty tuple means the category passed."""
+    """Failing reason codes per evaluated category (an empty tuple: the category passed), and codes
+    raised by rules that only monitor."""
 
     results: Mapping[Category, tuple[int, ...]]
+    monitored: tuple[int, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -101,29 +69,118 @@ class Evaluation:
     def category_passed(self, category: Category) -> bool:
         return not self.results.get(category, ())
 
-
-def _identification(signals: Signals) -> list[int]:
-    if not signals.identity_found:
-        return [9003]
-    match = signals.identity_match
-    if match.mismatched:
-        return [9001, *(_MISMATCH_CODES[element] for element in match.mismatched)]
-    # Confirmed only when the name and at least one other element agree.
-    if Element.NAME not in match.matched or len(match.matched) < 2:
-        return [9011]
-    return []
+    @property
+    def codes(self) -> frozenset[int]:
+        return frozenset(code for codes in self.results.values() for code in codes)
 
 
-def evaluate(signals: Signals) -> Evaluation:
+_ABSENT = object()
+
+
+def evaluate(observations: Observations, policy: Policy | None = None, flow: Flow = "complete") -> Evaluation:
+    """Each active rule of ``flow`` whose signals were all gathered evaluates its category; it raises
+    its code when every condition holds, or, when a source failed, if the rule fails closed."""
+    policy = policy or default_policy()
     results: dict[Category, list[int]] = {}
-    if signals.possession is not None:
-        results[Category.AUTHENTICATION] = [] if signals.possession == Possession.PASSED else [9100]
-    if signals.identity_found is not None:
-        results[Category.IDENTIFICATION] = _identification(signals)
-    for code in signals.reason_codes:
-        results.setdefault(REASONS[code][0], []).append(code)
-    return Evaluation({category: tuple(sorted(set(codes))) for category, codes in results.items()})
+    monitored: list[int] = []
+    findings = observations.get(Signal.PARTNER_FINDINGS)
+    reported = frozenset(findings) if isinstance(findings, frozenset | set | tuple | list) else frozenset()
+    for rule in policy.active_rules(flow):
+        values = [observations.get(condition.signal, _ABSENT) for condition in rule.when]
+        if rule.acceptFindings and rule.code in reported:
+            raised = True
+        elif any(value is _ABSENT for value in values):
+            continue
+        elif any(value is SOURCE_FAILED for value in values):
+            raised = rule.onSourceFailure == OnSourceFailure.FAIL
+        else:
+            raised = all(c.holds(v) for c, v in zip(rule.when, values, strict=True))
+        results.setdefault(rule.category, [])
+        if raised:
+            (results[rule.category] if rule.action == Action.FAIL else monitored).append(rule.code)
+    ordered = {category: tuple(sorted(results[category])) for category in Category if category in results}
+    return Evaluation(ordered, tuple(sorted(monitored)))
 
 
-def describe(code: int) -> str:
-    return REASONS[code][1]
+_ELEMENT_SIGNALS: Mapping[Element, Signal] = {
+    Element.SSN: Signal.SSN_MATCH,
+    Element.DOB: Signal.DOB_MATCH,
+    Element.NAME: Signal.NAME_MATCH,
+    Element.ADDRESS: Signal.ADDRESS_MATCH,
+}
+
+
+def identity_observations(found: bool, match: MatchResult | None = None) -> dict[Signal, Any]:
+    """What matching the supplied elements against the identity records shows.
+
+    Elements count as confirmed only with the name among them: an SSN and a birth date without the
+    name confirm nobody in particular.
+    """
+    observed: dict[Signal, Any] = {Signal.IDENTITY_FOUND: found}
+    if not found:
+        return observed
+    match = match or MatchResult()
+    observed[Signal.IDENTITY_MISMATCHES] = len(match.mismatched)
+    observed[Signal.IDENTITY_CONFIRMED_ELEMENTS] = len(match.matched) if Element.NAME in match.matched else 0
+    for element, signal in _ELEMENT_SIGNALS.items():
+        if element in match.matched:
+            observed[signal] = "match"
+        elif element in match.mismatched:
+            observed[signal] = "mismatch"
+    return observed
+
+
+@dataclass(frozen=True)
+class Assurance:
+    level: str
+    reasons: tuple[str, ...] = field(default_factory=tuple)
+
+
+def assess(
+    evaluation: Evaluation, observations: Observations, *, enrolled_before: bool, policy: Policy
+) -> Assurance:
+    """The assurance level the policy gives this evaluation: the first level with a reason that holds."""
+    raised = evaluation.codes
+    confirmed = (
+        observations.get(Signal.IDENTITY_CONFIRMED_ELEMENTS, 0)
+        if observations.get(Signal.IDENTITY_MISMATCHES, 1) == 0
+        else 0
+    )
+    facts = {
+        "confirmedElements": confirmed if isinstance(confirmed, int) else 0,
+        "secondarySourceConfirms": _positive(observations.get(Signal.KYC_ELEMENTS_SUPPLIED))
+        and observations.get(Signal.KYC_ELEMENTS_UNCONFIRMED) == 0,
+        "enrolledBefore": enrolled_before,
+        "identityFound": observations.get(Signal.IDENTITY_FOUND) is True,
+    }
+    for level in policy.assurance:
+        holding = tuple(
+            name
+            for name, reason in level.reasons.items()
+            if not _empty(reason) and _holds(reason, raised, facts)
+        )
+        # A reason with no condition is the level's fallback: given only when no other reason holds.
+        holding = holding or tuple(name for name, reason in level.reasons.items() if _empty(reason))
+        if holding:
+            return Assurance(level.level, holding)
+    return Assurance(policy.assurance[-1].level)
+
+
+def _empty(reason: Any) -> bool:
+    return not reason.model_dump(exclude_none=True, exclude_defaults=True)
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _holds(reason: Any, raised: Iterable[int], facts: Mapping[str, Any]) -> bool:
+    if reason.codes:
+        return any(code in raised for code in reason.codes)
+    if reason.confirmedElements is not None and facts["confirmedElements"] < reason.confirmedElements:
+        return False
+    for name in ("secondarySourceConfirms", "enrolledBefore", "identityFound"):
+        expected = getattr(reason, name)
+        if expected is not None and facts[name] != expected:
+            return False
+    return True

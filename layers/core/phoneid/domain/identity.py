@@ -28,6 +28,20 @@ class Address:
     city: str | None = None
     region: str | None = None
     postal_code: str | None = None
+    extended_address: str | None = None
+
+
+@dataclass(frozen=True)
+class Business:
+    """A business the person is tied to (Pre-Fill for Business), from the identity records."""
+
+    name: str
+    trade_name: str | None = None
+    tax_id: str | None = None
+    address: Address | None = None
+    # {date, region, registrationNumber, registrationType}
+    registration: tuple[tuple[str, str], ...] = ()
+    related_persons: tuple[tuple[str, str], ...] = ()  # (first name, last name)
 
 
 @dataclass(frozen=True)
@@ -41,6 +55,7 @@ class Identity:
     email_addresses: tuple[str, ...] = ()
     # Reputation findings about the number (GFP reason codes), loaded with the identity.
     reputation_reasons: tuple[int, ...] = ()
+    businesses: tuple[Business, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,7 +115,7 @@ def dob_matches(given: str, full_dob: str) -> bool:
     return hmac.compare_digest(given, expected)
 
 
-def _fold(text: str | None) -> str:
+def fold(text: str | None) -> str:
     """Case-, accent- and punctuation-insensitive form for comparing names and addresses."""
     if not text:
         return ""
@@ -110,11 +125,11 @@ def _fold(text: str | None) -> str:
 
 
 def _address_matches(given: Address, known: Address) -> bool:
-    if _fold(given.address) != _fold(known.address):
+    if fold(given.address) != fold(known.address):
         return False
     if given.postal_code and known.postal_code:
-        return _fold(given.postal_code)[:5] == _fold(known.postal_code)[:5]
-    return _fold(given.city) == _fold(known.city) and _fold(given.region) == _fold(known.region)
+        return fold(given.postal_code)[:5] == fold(known.postal_code)[:5]
+    return fold(given.city) == fold(known.city) and fold(given.region) == fold(known.region)
 
 
 def match(claimed: Claimed, identity: Identity) -> MatchResult:
@@ -128,8 +143,8 @@ def match(claimed: Claimed, identity: Identity) -> MatchResult:
     if claimed.first_name is not None or claimed.last_name is not None:
         record(
             Element.NAME,
-            _fold(claimed.first_name) == _fold(identity.first_name)
-            and _fold(claimed.last_name) == _fold(identity.last_name),
+            fold(claimed.first_name) == fold(identity.first_name)
+            and fold(claimed.last_name) == fold(identity.last_name),
         )
     if claimed.addresses:
         record(

@@ -11,8 +11,10 @@ from typing import Any
 
 from phoneid.domain.clients import Caller, Solution
 from phoneid.domain.errors import SandboxAccessDenied, SandboxUserNotFound
+from phoneid.domain.evaluation import SOURCE_FAILED
 from phoneid.domain.identity import Address, Identity
 from phoneid.domain.phone import Region
+from phoneid.domain.policy import Signal
 
 
 class Scenario(StrEnum):
@@ -27,6 +29,9 @@ class Scenario(StrEnum):
     HARD_FAIL_INTL = "hard-fail-intl"
     VERIFIED_USER_FAIL = "verified-user-fail"
     TOKEN_ONLY = "token-only"
+    # One user per reason code of the fraud policy: possession passes with no client, and the
+    # user's scripted signals raise the code in complete, unify-status (checkReputation) and verify.
+    FRAUD_SIGNAL = "fraud-signal"
 
 
 @dataclass(frozen=True)
@@ -35,10 +40,23 @@ class TestUser:
 
     scenario: Scenario
     region: Region
-    solution: Solution
+    solution: Solution | None  # None: credentials of any solution may use the user
     description: str
     identity: Identity
     signals: Mapping[str, Any]
+
+    @property
+    def observations(self) -> dict[Signal, Any]:
+        """What the user's signal sources say (``signals.observations``); the policy evaluates them."""
+        scripted = self.signals.get("observations", {})
+        return {
+            Signal(name): SOURCE_FAILED if value == "source-failed" else value
+            for name, value in scripted.items()
+        }
+
+    @property
+    def solution_name(self) -> str:
+        return self.solution.value if self.solution else "any"
 
     @property
     def phone_number(self) -> str:
@@ -53,7 +71,7 @@ def _user(raw: Mapping[str, Any]) -> TestUser:
     return TestUser(
         scenario=Scenario(raw["scenario"]),
         region=raw["region"],
-        solution=Solution(raw["solution"]),
+        solution=None if raw["solution"] == "any" else Solution(raw["solution"]),
         description=raw["description"],
         identity=Identity(
             phone_number=raw["phoneNumber"],
@@ -99,6 +117,6 @@ class Catalogue:
         user = self.find(phone_number)
         if user is None:
             raise SandboxUserNotFound()
-        if user.solution != caller.solution:
+        if user.solution is not None and user.solution != caller.solution:
             raise SandboxAccessDenied()
         return user

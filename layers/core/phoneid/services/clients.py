@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from phoneid.domain.clients import ALL_COUNTRIES, DEFAULT_FLAGS, Client, Flag, Solution, Tier
 from phoneid.domain.credentials import hash_secret, new_client_id, new_client_secret
 from phoneid.domain.phone import EUROPE, Region
+from phoneid.domain.policy import parse_policy
 from phoneid.ports import ClientStore, Clock
 
 
@@ -70,6 +72,25 @@ class ClientAdmin:
 
     def list(self) -> list[Client]:
         return self._clients.list()
+
+    def update(
+        self, client_id: str, *, policy: Mapping[str, Any] | None = None, default_policy: bool = False
+    ) -> Client:
+        """Give the client its own fraud policy (validated by the caller), or back to the default.
+
+        Requests use it within a minute (each container rereads a client's policy once a minute)."""
+        client = self._clients.get(client_id)
+        if client is None:
+            raise InvalidClientSpec(f"no client {client_id}")
+        if default_policy:
+            updated = replace(client, policy=None)
+        elif policy is not None:
+            parse_policy(dict(policy))
+            updated = replace(client, policy=dict(policy))
+        else:
+            return client
+        self._clients.put(updated)
+        return updated
 
     def set_enabled(self, client_id: str, enabled: bool) -> Client:
         """Disable (or re-enable) a client: /token refuses it at once, /v3 once cached decisions expire."""

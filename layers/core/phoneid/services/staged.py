@@ -21,17 +21,20 @@ from phoneid.api.models import (
 )
 from phoneid.domain import tokens
 from phoneid.domain.clients import Caller, Tier
-from phoneid.domain.errors import MalformedRequest, SandboxUserNotFound, UnauthorizedForCountry
-from phoneid.domain.evaluation import Evaluation, Signals, describe, evaluate
+from phoneid.domain.errors import MalformedRequest, SandboxUserNotFound
+from phoneid.domain.evaluation import Evaluation, Observations, describe, evaluate
 from phoneid.domain.flow import Step, next_map
 from phoneid.domain.identity import Address, Claimed, Identity, match, ssn_digits
-from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, Region, mask, parse_phone
+from phoneid.domain.phone import PhoneNumber, Region, mask
+from phoneid.domain.phone_access import checked_phone
 from phoneid.domain.possession import Method, PossessionState, passed, sms_template
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import SESSION_LIFETIME, Challenge, FlowType, Possession, Session, Unify
 from phoneid.domain.tokens import Audience
 from phoneid.ports import Clock, IdentitySource, SessionStore, TokenSigner
+from phoneid.services.policies import PolicyBook
 from phoneid.services.sessions import SessionSteps, require_turn
+from phoneid.services.signals import Gatherer, Subject
 
 # Logs name the correlationId and a masked number only: never SSN, date of birth or identity data.
 logger = Logger(child=True)
@@ -58,7 +61,11 @@ class StagedFlow:
         signer: TokenSigner,
         clock: Clock,
         audience: Audience,
+        signals: Gatherer,
+        policies: PolicyBook,
     ) -> None:
+        self._signals = signals
+        self._policies = policies
         self._steps = steps
         self._sessions = sessions
         self._identities = identities
@@ -158,20 +165,7 @@ class StagedFlow:
 
     def checked_phone(self, caller: Caller, text: str) -> PhoneNumber:
         """A valid number of this stack's region that the caller may serve (8001, 8010 otherwise)."""
-        try:
-            phone = parse_phone(text, self.stack.region)
-        except InvalidPhoneNumber as error:
-            raise MalformedRequest(problems={"phoneNumber": str(error)}) from None
-        if phone.region != self.stack.region:
-            raise UnauthorizedForCountry(
-                f"Unauthorized for country: numbers of {phone.country} are served by the "
-                f"{phone.region} host, not this {self.stack.region} host"
-            )
-        if not caller.may_use_country(phone.country):
-            raise UnauthorizedForCountry(
-                f"Unauthorized for country: these credentials may not serve {phone.country}"
-            )
-        return phone
+        return checked_phone(caller, text, self.stack.region)
 
     def auth_token(self, session: Session, api_base: str) -> str:
         """The flow's JWT for the client SDK: its audience and use keep it out of /v3."""
@@ -258,27 +252,16 @@ class StagedFlow:
     # --- complete ----------------------------------------------------------------------------
 
     def complete(self, caller: Caller, request: CompleteRequest) -> CompleteResponse:
+        policy = self._policies.for_client(caller.client_id)
+        gathered: dict[str, Observations] = {}
+
         def decide(session: Session) -> tuple[Session, Evaluation]:
             require_turn(session, Step.COMPLETE)
-            individual = request.individual
-            identity = self._identity(session)
-            claimed = Claimed(
-                first_name=individual.firstName,
-                last_name=individual.lastName,
-                dob=individual.dob or session.challenge.dob,
-                ssn=ssn_digits(individual.ssn) if individual.ssn else session.challenge.ssn,
-                addresses=tuple(
-                    Address(address=a.address, city=a.city, region=a.region, postal_code=a.postalCode)
-                    for a in individual.addresses or ()
-                ),
-            )
-            evaluation = evaluate(
-                Signals(
-                    possession=session.possession.status,
-                    identity_found=identity is not None,
-                    identity_match=match(claimed, identity) if identity else Signals().identity_match,
+            if "observations" not in gathered:  # at most once, even when the write is retried
+                gathered["observations"] = self._signals.gather(
+                    self._subject(caller, session, request), policy
                 )
-            )
+            evaluation = evaluate(gathered["observations"], policy, "complete")
             return session.answer(Step.COMPLETE, Step.DONE), evaluation
 
         _, evaluation = self._steps.update(caller.client_id, request.correlationId, decide)
@@ -287,13 +270,42 @@ class StagedFlow:
             extra={
                 "correlationId": request.correlationId,
                 "success": evaluation.passed,
-                "reasons": sorted(code for codes in evaluation.results.values() for code in codes),
+                "reasons": sorted(evaluation.codes),
+                "monitored": list(evaluation.monitored),
             },
         )
         return CompleteResponse(
             success=evaluation.passed,
             next=next_map(Step.DONE),
             evaluation=wire_evaluation(evaluation),
+        )
+
+    def _subject(self, caller: Caller, session: Session, request: CompleteRequest) -> Subject:
+        """What complete evaluates: possession, the individual against the records, and the number."""
+        individual = request.individual
+        identity = self._identity(session)
+        claimed = Claimed(
+            first_name=individual.firstName,
+            last_name=individual.lastName,
+            dob=individual.dob or session.challenge.dob,
+            ssn=ssn_digits(individual.ssn) if individual.ssn else session.challenge.ssn,
+            addresses=tuple(
+                Address(address=a.address, city=a.city, region=a.region, postal_code=a.postalCode)
+                for a in individual.addresses or ()
+            ),
+        )
+        emails = individual.emailAddresses or []
+        return Subject(
+            flow="complete",
+            client_id=caller.client_id,
+            phone_number=session.phone_number,
+            possession=session.possession.status,
+            identity_checked=True,
+            identity=identity,
+            match=match(claimed, identity) if identity else None,
+            claimed=claimed,
+            email=emails[0] if emails else None,
+            attributes=tuple(f"email:{email.casefold()}" for email in emails),
         )
 
 

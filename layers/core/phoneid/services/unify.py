@@ -24,13 +24,15 @@ from phoneid.domain.errors import (
     IdentityNotFound,
     PossessionIncomplete,
 )
-from phoneid.domain.evaluation import Evaluation, Signals, evaluate
+from phoneid.domain.evaluation import Evaluation, Observations, evaluate
 from phoneid.domain.flow import Step
 from phoneid.domain.possession import Method, PossessionState, passed
 from phoneid.domain.sandbox import Catalogue, Scenario
 from phoneid.domain.session import Possession, Session, Unify
-from phoneid.ports import Clock, CodeMac, DeviceKeyStore, ReputationSource, SessionStore
+from phoneid.ports import Clock, CodeMac, DeviceKeyStore, SessionStore
+from phoneid.services.policies import PolicyBook
 from phoneid.services.sessions import SessionSteps, require_turn
+from phoneid.services.signals import Gatherer, Subject
 from phoneid.services.staged import StagedFlow, wire_evaluation
 
 logger = Logger(child=True)
@@ -47,16 +49,18 @@ class UnifyFlow:
         sessions: SessionStore,
         device_keys: DeviceKeyStore,
         catalogue: Catalogue | None,
-        reputation: ReputationSource,
+        signals: Gatherer,
+        policies: PolicyBook,
         mac: CodeMac,
         clock: Clock,
     ) -> None:
+        self._signals = signals
+        self._policies = policies
         self._staged = staged
         self._steps = steps
         self._sessions = sessions
         self._device_keys = device_keys
         self._catalogue = catalogue
-        self._reputation = reputation
         self._mac = mac
         self._clock = clock
 
@@ -98,6 +102,14 @@ class UnifyFlow:
 
     def _finish(self, caller: Caller, correlation_id: str, called: Step) -> UnifyStatusResponse:
         now = self._clock.now()
+        policy = self._policies.for_client(caller.client_id)
+        gathered: dict[Possession, Observations] = {}
+
+        def observe(session: Session, state: PossessionState) -> Observations:
+            """Gathered once per possession outcome, even when the write is retried."""
+            if state.status not in gathered:
+                gathered[state.status] = self._signals.gather(self._subject(session, state), policy)
+            return gathered[state.status]
 
         def decide(session: Session) -> tuple[Session, tuple[UnifyStatusResponse, list[DeviceKey]]]:
             require_turn(session, called)
@@ -113,7 +125,8 @@ class UnifyFlow:
                 state = passed(state, Method.PRESET)
             if state.status == Possession.PENDING:
                 raise PossessionIncomplete()
-            answer, keys = self._outcome(session, state, now)
+            evaluation = evaluate(observe(session, state), policy, "unify")
+            answer, keys = self._outcome(session, evaluation, now)
             return session.answer(called, Step.DONE), (answer, keys)
 
         _, (answer, _) = self._steps.update(
@@ -125,17 +138,26 @@ class UnifyFlow:
         )
         return answer
 
+    @staticmethod
+    def _subject(session: Session, state: PossessionState) -> Subject:
+        """Possession and the key; with ``checkReputation``, once possession passed, every source too."""
+        unify = session.unify
+        assert unify is not None
+        return Subject(
+            flow="unify",
+            client_id=session.client_id,
+            phone_number=session.phone_number,
+            possession=state.status,
+            key_mismatch=unify.key_mismatch,
+            attributes=(f"customer:{unify.client_customer_id}",) if unify.client_customer_id else (),
+            ask_sources=unify.check_reputation and state.status == Possession.PASSED,
+        )
+
     def _outcome(
-        self, session: Session, state: PossessionState, now: datetime
+        self, session: Session, evaluation: Evaluation, now: datetime
     ) -> tuple[UnifyStatusResponse, list[DeviceKey]]:
         unify = session.unify
         assert unify is not None
-        reasons: set[int] = set()
-        if unify.key_mismatch:
-            reasons.add(9101)
-        if state.status == Possession.PASSED and unify.check_reputation and session.phone_number:
-            reasons |= self._reputation.reasons(session.phone_number)
-        evaluation = evaluate(Signals(possession=state.status, reason_codes=frozenset(reasons)))
         if not evaluation.passed:
             return self._failure(session, evaluation), []
         keys: list[DeviceKey] = []

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.adapters.aws import provider_errors
+from phoneid.adapters.dynamodb.items import TTL_GRACE_SECONDS, from_ms, ms, plain, to_item
 from phoneid.domain.clients import Client, Flag, Solution
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.errors import InternalError
@@ -22,27 +22,7 @@ from phoneid.domain.possession import Status as PossessionStatus
 from phoneid.domain.session import Challenge, Session, Socket, TransitionRejected, Unify
 from phoneid.ports import PiiCipher
 
-_serializer = TypeSerializer()
-_deserializer = TypeDeserializer()
-
-# Expired items are deleted by TTL some time after expiry; code never relies on it.
-_TTL_GRACE_SECONDS = 24 * 3600
-
-
-def _item(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: _serializer.serialize(v) for k, v in values.items() if v is not None}
-
-
-def _plain(item: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: _deserializer.deserialize(v) for k, v in item.items()}
-
-
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
-def _from_ms(value: Any) -> datetime:
-    return datetime.fromtimestamp(int(value) / 1000, UTC)
+_item, _plain, _ms, _from_ms, _TTL_GRACE_SECONDS = to_item, plain, ms, from_ms, TTL_GRACE_SECONDS
 
 
 class _Spent(Exception):
@@ -387,6 +367,7 @@ class DynamoClientStore:
             "flags": sorted(f.value for f in client.flags),
             "enabled": client.enabled,
             "publicApiKey": client.public_api_key,
+            "policy": json.dumps(client.policy, separators=(",", ":")) if client.policy else None,
         }
         with provider_errors("client write"):
             self._db.put_item(TableName=self._table, Item=_item(values))
@@ -405,6 +386,7 @@ class DynamoClientStore:
             flags=frozenset(Flag(f) for f in values.get("flags", ())),
             enabled=bool(values.get("enabled", True)),
             public_api_key=values.get("publicApiKey", ""),
+            policy=json.loads(values["policy"]) if values.get("policy") else None,
         )
 
     def get(self, client_id: str) -> Client | None:
@@ -500,17 +482,6 @@ class DynamoIdentityStore:
             while pending:
                 response = self._db.batch_write_item(RequestItems=pending)
                 pending = response.get("UnprocessedItems") or {}
-
-    def reasons(self, phone_number: str) -> frozenset[int]:
-        """Reputation findings loaded with the identity (``reputationReasons``), if any."""
-        with provider_errors("reputation read"):
-            response = self._db.get_item(
-                TableName=self._table,
-                Key={"phoneNumber": {"S": phone_number}},
-                ProjectionExpression="reputationReasons",
-            )
-        values = _plain(response.get("Item") or {})
-        return frozenset(int(code) for code in values.get("reputationReasons", ()))
 
     def find(self, phone_number: str) -> Identity | None:
         with provider_errors("identity read"):

@@ -1,0 +1,18 @@
+"""POST /v3/verify/batch: up to 1,000 verifications, one result per item in order."""
+
+from phoneid.api.http import caller, entrypoint, make_app
+from phoneid.api.verify_models import VerifyBatchRequest, VerifyBatchResponse
+from phoneid.bootstrap import container
+
+app = make_app()
+
+# 1,000 items do not fit in SPEC's 4 KB body (docs/decisions.md).
+MAX_BATCH_BODY_BYTES = 1024 * 1024
+
+
+@app.post("/v3/verify/batch")
+def verify_batch(request: VerifyBatchRequest) -> VerifyBatchResponse:
+    return container().verify.verify_batch(caller(app), request)
+
+
+handler = entrypoint(app, max_body_bytes=MAX_BATCH_BODY_BYTES)

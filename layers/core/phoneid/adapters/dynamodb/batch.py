@@ -1,0 +1,128 @@
+"""Batched DynamoDB reads and writes shared by the list and activity stores: unprocessed items and
+keys are retried with backoff, and provider errors are translated (reads of a signal source fail
+as ``SignalSourceError``, so the policy decides; writes as the usual 8000)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from phoneid.adapters.aws import provider_errors
+from phoneid.domain.errors import InternalError
+from phoneid.domain.signals import SignalSourceError
+
+WRITE_BATCH = 25  # BatchWriteItem's limit
+READ_BATCH = 100  # BatchGetItem's limit
+_ROUNDS = 8  # tries of one batch before giving up on what stays unprocessed
+_BACKOFF_SECONDS = 0.05
+_MAX_BACKOFF_SECONDS = 1.0
+
+
+@contextmanager
+def source_errors(operation: str) -> Iterator[None]:
+    """Nothing above an adapter sees a ClientError: a failing signal source raises ``SignalSourceError``."""
+    try:
+        yield
+    except (ClientError, BotoCoreError) as error:
+        raise SignalSourceError(f"{operation} failed") from error
+
+
+def _pause(attempt: int) -> None:
+    time.sleep(min(_BACKOFF_SECONDS * 2**attempt, _MAX_BACKOFF_SECONDS))
+
+
+def _identity(item: Mapping[str, Any]) -> tuple[str, str]:
+    return str(item["pk"]["S"]), str(item.get("sk", {}).get("S", ""))
+
+
+def put_all(dynamodb: Any, table: str, items: Iterable[dict[str, Any]], operation: str) -> int:
+    """Every item written with BatchWriteItem, 25 at a time; the number written. An item whose key
+    (pk, sk) repeats one earlier in the batch starts a new batch, so the later one wins."""
+    count = 0
+    batch: list[dict[str, Any]] = []
+    keys: set[tuple[str, str]] = set()
+    for item in items:
+        key = _identity(item)
+        if len(batch) == WRITE_BATCH or key in keys:
+            _write(dynamodb, table, batch, operation)
+            batch, keys = [], set()
+        batch.append({"PutRequest": {"Item": item}})
+        keys.add(key)
+        count += 1
+    if batch:
+        _write(dynamodb, table, batch, operation)
+    return count
+
+
+def _write(dynamodb: Any, table: str, batch: list[dict[str, Any]], operation: str) -> None:
+    pending: dict[str, Any] = {table: batch}
+    for attempt in range(_ROUNDS):
+        with provider_errors(operation):
+            response = dynamodb.batch_write_item(RequestItems=pending)
+        pending = response.get("UnprocessedItems") or {}
+        if not pending:
+            return
+        _pause(attempt)
+    raise InternalError(f"Internal error during {operation}; retry the request")
+
+
+def get_all(
+    dynamodb: Any, table: str, keys: Iterable[dict[str, Any]], operation: str
+) -> list[dict[str, Any]]:
+    """The items under ``keys`` that exist, with BatchGetItem, 100 keys at a time."""
+    wanted = list(keys)
+    found: list[dict[str, Any]] = []
+    for start in range(0, len(wanted), READ_BATCH):
+        pending: dict[str, Any] = {table: {"Keys": wanted[start : start + READ_BATCH]}}
+        for attempt in range(_ROUNDS):
+            with source_errors(operation):
+                response = dynamodb.batch_get_item(RequestItems=pending)
+            found.extend(response.get("Responses", {}).get(table, []))
+            pending = response.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+            _pause(attempt)
+        else:
+            raise SignalSourceError(f"{operation} left keys unprocessed")
+    return found
+
+
+def query_pages(dynamodb: Any, operation: str, **query: Any) -> Iterator[dict[str, Any]]:
+    """Every page of a Query (a signal source's read)."""
+    start: dict[str, Any] | None = None
+    while True:
+        with source_errors(operation):
+            page = dynamodb.query(**query, **({"ExclusiveStartKey": start} if start else {}))
+        yield page
+        start = page.get("LastEvaluatedKey")
+        if not start:
+            return
+
+
+def to_dynamo(value: Any) -> Any:
+    """Plain values as DynamoDB takes them: floats as Decimal, nested maps and lists too."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        return Decimal(str(value))
+    if isinstance(value, Mapping):
+        return {str(k): to_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_dynamo(v) for v in value]
+    return value
+
+
+def from_dynamo(value: Any) -> Any:
+    """DynamoDB's numbers back to int or float, nested maps and lists too."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Mapping):
+        return {str(k): from_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list | set):
+        return [from_dynamo(v) for v in value]
+    return value

@@ -1,0 +1,435 @@
+"""Identity Manager's table: identities per client, their places, and the indexes that find them.
+
+Items (one table, ``pk`` the only key):
+
+- identity ``{clientId}#{serviceId}``: the number in clear (``phoneKey`` = ``{clientId}#{phone}``
+  feeds the ``byPhone`` index), ``createdSk`` feeds the ``byClient`` index (listing pages), and
+  ``pii``: names, attributes, clientHumanId and deviceId sealed by KMS with the context
+  {clientId, serviceId, use: enrollment}. ``place`` names the place item it holds, if any.
+- place ``{clientId}#customer#{clientCustomerId}`` or ``{clientId}#number#{phone}`` (identities
+  without a clientCustomerId): which identity holds it. Creating an identity and taking its place is
+  one transaction, so two concurrent enrollments of one customer cannot both create an identity.
+
+Disenrolling keeps a tombstone (ids, status, times, ``ttl``) and removes everything else, the index
+keys included, so the indexes never hold a disenrolled identity.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from phoneid.adapters.aws import provider_errors
+from phoneid.adapters.dynamodb.items import from_ms, ms, plain, to_item
+from phoneid.domain.enrollment import (
+    Action,
+    Enrollment,
+    EnrollmentPage,
+    IdentityAttribute,
+    Pii,
+    Status,
+    is_service_id,
+)
+from phoneid.domain.errors import InternalError, MalformedRequest
+from phoneid.domain.signals import NumberHistory
+from phoneid.ports import PiiCipher
+
+BY_PHONE = "byPhone"
+BY_CLIENT = "byClient"
+_IDENTITY = "identity"
+_PLACE = "place"
+_ATTEMPTS = 4
+_CREATED_SK = re.compile(r"^\d{13}#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+class _Cancelled(Exception):
+    """A transaction was cancelled: ``codes`` has one reason code per item, in order."""
+
+    def __init__(self, codes: list[str]) -> None:
+        super().__init__(",".join(codes))
+        self.codes = codes
+
+
+class _Conflict(Exception):
+    """A conditional single-item write whose condition did not hold."""
+
+
+def _key(pk: str) -> dict[str, Any]:
+    return {"pk": {"S": pk}}
+
+
+def _place(enrollment: Enrollment) -> str:
+    if enrollment.client_customer_id is not None:
+        return f"{enrollment.client_id}#customer#{enrollment.client_customer_id}"
+    return f"{enrollment.client_id}#number#{enrollment.phone_number}"
+
+
+def _created_sk(enrollment: Enrollment) -> str:
+    return f"{ms(enrollment.created_at):013d}#{enrollment.service_id}"
+
+
+class DynamoEnrollmentStore:
+    def __init__(self, dynamodb: Any, table: str, cipher: PiiCipher) -> None:
+        self._db = dynamodb
+        self._table = table
+        self._cipher = cipher
+
+    # --- mapping -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _context(client_id: str, service_id: str) -> dict[str, str]:
+        return {"clientId": client_id, "serviceId": service_id, "use": "enrollment"}
+
+    def _seal(self, enrollment: Enrollment) -> bytes | None:
+        pii = enrollment.pii
+        if pii is None or pii.empty:
+            return None
+        values = {
+            "firstName": pii.first_name,
+            "lastName": pii.last_name,
+            "clientHumanId": pii.client_human_id,
+            "deviceId": pii.device_id,
+            "attributes": [[a.attribute_type, a.attribute_value] for a in pii.attributes] or None,
+        }
+        plaintext = json.dumps({k: v for k, v in values.items() if v is not None}).encode()
+        return self._cipher.encrypt(plaintext, self._context(enrollment.client_id, enrollment.service_id))
+
+    def _open(self, values: Mapping[str, Any]) -> Pii:
+        sealed = values.get("pii")
+        if sealed is None:
+            return Pii()
+        opened = json.loads(
+            self._cipher.decrypt(bytes(sealed), self._context(values["clientId"], values["serviceId"]))
+        )
+        return Pii(
+            first_name=opened.get("firstName"),
+            last_name=opened.get("lastName"),
+            client_human_id=opened.get("clientHumanId"),
+            device_id=opened.get("deviceId"),
+            attributes=tuple(IdentityAttribute(t, v) for t, v in opened.get("attributes", ())),
+        )
+
+    def _item(self, enrollment: Enrollment) -> dict[str, Any]:
+        values = {
+            "pk": f"{enrollment.client_id}#{enrollment.service_id}",
+            "kind": _IDENTITY,
+            "clientId": enrollment.client_id,
+            "serviceId": enrollment.service_id,
+            "phoneNumber": enrollment.phone_number,
+            "phoneKey": f"{enrollment.client_id}#{enrollment.phone_number}",
+            "country": enrollment.country,
+            "status": enrollment.status.value,
+            "createdAtMs": ms(enrollment.created_at),
+            "createdSk": _created_sk(enrollment),
+            "clientCustomerId": enrollment.client_customer_id,
+            "place": _place(enrollment),
+            "pii": self._seal(enrollment),
+        }
+        return to_item(values)
+
+    def _enrollment(self, values: Mapping[str, Any], *, with_pii: bool) -> Enrollment:
+        return Enrollment(
+            client_id=values["clientId"],
+            service_id=values["serviceId"],
+            phone_number=values["phoneNumber"],
+            country=values["country"],
+            created_at=from_ms(values["createdAtMs"]),
+            status=Status(values["status"]),
+            client_customer_id=values.get("clientCustomerId"),
+            pii=self._open(values) if with_pii else None,
+            updated_at=from_ms(values["updatedAtMs"]) if values.get("updatedAtMs") else None,
+        )
+
+    @staticmethod
+    def _held(values: Mapping[str, Any] | None, client_id: str) -> bool:
+        """An identity of this client that the API still knows (not a tombstone, not a place)."""
+        return (
+            values is not None
+            and values.get("kind") == _IDENTITY
+            and values.get("clientId") == client_id
+            and values.get("status") != Status.DISENROLLED.value
+        )
+
+    # --- reads -------------------------------------------------------------------------------
+
+    def _read(self, pk: str) -> dict[str, Any] | None:
+        with provider_errors("enrollment read"):
+            response = self._db.get_item(TableName=self._table, Key=_key(pk), ConsistentRead=True)
+        item = response.get("Item")
+        return plain(item) if item else None
+
+    def get(self, client_id: str, service_id: str) -> Enrollment | None:
+        if not is_service_id(service_id):
+            return None
+        values = self._read(f"{client_id}#{service_id}")
+        if values is None or not self._held(values, client_id):
+            return None
+        return self._enrollment(values, with_pii=True)
+
+    def _on_number(self, client_id: str, phone_number: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        with provider_errors("enrollment lookup"):
+            pages = self._db.get_paginator("query").paginate(
+                TableName=self._table,
+                IndexName=BY_PHONE,
+                KeyConditionExpression="phoneKey = :key",
+                ExpressionAttributeValues={":key": {"S": f"{client_id}#{phone_number}"}},
+            )
+            for page in pages:
+                items.extend(plain(item) for item in page["Items"])
+        held = [values for values in items if self._held(values, client_id)]
+        return sorted(held, key=lambda values: (int(values["createdAtMs"]), values["serviceId"]))
+
+    def by_phone(self, client_id: str, phone_number: str) -> list[Enrollment]:
+        return [self._enrollment(v, with_pii=True) for v in self._on_number(client_id, phone_number)]
+
+    def history(self, client_id: str, phone_number: str, short_tenure_since: datetime) -> NumberHistory:
+        """Counts are of active identities; the dates are of every identity still held (active or not)."""
+        held = [self._enrollment(v, with_pii=False) for v in self._on_number(client_id, phone_number)]
+        active = [e for e in held if e.active]
+        return NumberHistory(
+            identities=len(active),
+            short_tenure_identities=sum(1 for e in active if e.created_at >= short_tenure_since),
+            first_associated=min(e.created_at for e in held).date() if held else None,
+            last_associated=max(e.created_at for e in held) if held else None,
+        )
+
+    # --- pages -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _encode_key(client_id: str, created_sk: str) -> str:
+        raw = json.dumps({"c": client_id, "k": created_sk}, separators=(",", ":")).encode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    @staticmethod
+    def _decode_key(client_id: str, text: str) -> dict[str, Any]:
+        """The ExclusiveStartKey a previous page's ``lastKey`` stands for, for this client only."""
+        refused = MalformedRequest(problems={"startKey": "is not the lastKey of a page of these credentials"})
+        try:
+            decoded = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        except (ValueError, binascii.Error):
+            raise refused from None
+        if (
+            not isinstance(decoded, dict)
+            or set(decoded) != {"c", "k"}
+            or decoded["c"] != client_id
+            or not isinstance(decoded["k"], str)
+            or not _CREATED_SK.match(decoded["k"])
+        ):
+            raise refused
+        service_id = decoded["k"].split("#", 1)[1]
+        return {
+            "pk": {"S": f"{client_id}#{service_id}"},
+            "clientId": {"S": client_id},
+            "createdSk": {"S": decoded["k"]},
+        }
+
+    def page(
+        self, client_id: str, *, limit: int, start_key: str | None, include_inactive: bool
+    ) -> EnrollmentPage:
+        start = self._decode_key(client_id, start_key) if start_key else None
+        query: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": BY_CLIENT,
+            "KeyConditionExpression": "clientId = :client",
+            "ExpressionAttributeValues": {":client": {"S": client_id}},
+        }
+        if not include_inactive:
+            query["FilterExpression"] = "#status = :active"
+            query["ExpressionAttributeNames"] = {"#status": "status"}
+            query["ExpressionAttributeValues"][":active"] = {"S": Status.ACTIVE.value}
+        found: list[dict[str, Any]] = []
+        # One more than asked for tells whether another page exists, so the last page has no lastKey.
+        while len(found) <= limit:
+            request = {**query, "Limit": limit + 1 - len(found)}
+            if start is not None:
+                request["ExclusiveStartKey"] = start
+            with provider_errors("enrollment list"):
+                response = self._db.query(**request)
+            found.extend(plain(item) for item in response["Items"])
+            start = response.get("LastEvaluatedKey")
+            if start is None:
+                break
+        items = [self._enrollment(v, with_pii=False) for v in found[:limit] if self._held(v, client_id)]
+        last_key = self._encode_key(client_id, found[limit - 1]["createdSk"]) if len(found) > limit else None
+        return EnrollmentPage(items=items, last_key=last_key)
+
+    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "FilterExpression": "kind = :identity AND #status = :active",
+            "ExpressionAttributeNames": {"#status": "status"},
+            "ExpressionAttributeValues": {
+                ":identity": {"S": _IDENTITY},
+                ":active": {"S": Status.ACTIVE.value},
+            },
+            "Limit": page_size,
+        }
+        while True:
+            with provider_errors("enrollment scan"):
+                response = self._db.scan(**request)
+            page = [self._enrollment(plain(item), with_pii=False) for item in response["Items"]]
+            if page:
+                yield page
+            if not response.get("LastEvaluatedKey"):
+                return
+            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    # --- writes ------------------------------------------------------------------------------
+
+    def _transact(self, items: list[dict[str, Any]], what: str) -> None:
+        try:
+            self._db.transact_write_items(TransactItems=items)
+        except self._db.exceptions.TransactionCanceledException as error:
+            reasons = error.response.get("CancellationReasons", [])
+            raise _Cancelled([str(reason.get("Code", "None")) for reason in reasons]) from error
+        except (ClientError, BotoCoreError) as error:
+            raise InternalError(f"Internal error during {what}; retry the request") from error
+
+    def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
+        place = _place(enrollment)
+        identity_put = {
+            "Put": {
+                "TableName": self._table,
+                "Item": self._item(enrollment),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+        for _ in range(_ATTEMPTS):
+            holder = self._read(place)
+            if holder is None:
+                items = [identity_put, self._take_place(place, enrollment.service_id, None)]
+            else:
+                current = self._read(f"{enrollment.client_id}#{holder['serviceId']}")
+                if self._held(current, enrollment.client_id) and (
+                    enrollment.client_customer_id is not None
+                    or (current is not None and current["status"] == Status.ACTIVE.value)
+                ):
+                    assert current is not None
+                    return self._enrollment(current, with_pii=False), False
+                # An inactive identity without a clientCustomerId gives its place to the new one.
+                items = [identity_put, self._take_place(place, enrollment.service_id, holder["serviceId"])]
+                if current is not None and current.get("place") == place:
+                    items.append(self._leave_place(current["pk"], place))
+            try:
+                self._transact(items, "enrollment")
+            except _Cancelled:
+                continue  # the place changed hands meanwhile: look again
+            return enrollment, True
+        raise InternalError(
+            "Internal error during enrollment: too many concurrent changes; retry the request"
+        )
+
+    def _take_place(self, place: str, service_id: str, previous: str | None) -> dict[str, Any]:
+        put: dict[str, Any] = {
+            "TableName": self._table,
+            "Item": to_item({"pk": place, "kind": _PLACE, "serviceId": service_id}),
+        }
+        if previous is None:
+            put["ConditionExpression"] = "attribute_not_exists(pk)"
+        else:
+            put["ConditionExpression"] = "serviceId = :previous"
+            put["ExpressionAttributeValues"] = {":previous": {"S": previous}}
+        return {"Put": put}
+
+    def _leave_place(self, pk: str, place: str) -> dict[str, Any]:
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": _key(pk),
+                "UpdateExpression": "REMOVE #place",
+                "ConditionExpression": "#place = :place",
+                "ExpressionAttributeNames": {"#place": "place"},
+                "ExpressionAttributeValues": {":place": {"S": place}},
+            }
+        }
+
+    def apply(self, client_id: str, service_id: str, action: Action, now: datetime) -> Enrollment | None:
+        if not is_service_id(service_id):
+            return None
+        if action == Action.DISENROLL:
+            return self._disenroll(client_id, service_id, now)
+        status = Status.ACTIVE if action == Action.ACTIVATE else Status.INACTIVE
+        try:
+            with provider_errors(f"enrollment {action.value}", condition_failed=_Conflict):
+                response = self._db.update_item(
+                    TableName=self._table,
+                    Key=_key(f"{client_id}#{service_id}"),
+                    UpdateExpression="SET #status = :status, updatedAtMs = :now",
+                    ConditionExpression=(
+                        "kind = :identity AND clientId = :client AND #status <> :disenrolled"
+                    ),
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues=to_item(
+                        {
+                            ":status": status.value,
+                            ":now": ms(now),
+                            ":identity": _IDENTITY,
+                            ":client": client_id,
+                            ":disenrolled": Status.DISENROLLED.value,
+                        }
+                    ),
+                    ReturnValues="ALL_NEW",
+                )
+        except _Conflict:
+            return None
+        return self._enrollment(plain(response["Attributes"]), with_pii=False)
+
+    def _disenroll(self, client_id: str, service_id: str, now: datetime) -> Enrollment | None:
+        pk = f"{client_id}#{service_id}"
+        for _ in range(_ATTEMPTS):
+            values = self._read(pk)
+            if values is None or not self._held(values, client_id):
+                return None
+            place = values.get("place")
+            enrollment = self._enrollment(values, with_pii=False).apply(Action.DISENROLL, now)
+            assert enrollment.expires_at is not None
+            tombstone = {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": _key(pk),
+                    "UpdateExpression": (
+                        "SET #status = :disenrolled, updatedAtMs = :now, #ttl = :ttl REMOVE "
+                        "pii, phoneNumber, phoneKey, country, clientCustomerId, createdSk, #place"
+                    ),
+                    # Unchanged since read: still held, and holding the place read (or none).
+                    "ConditionExpression": "#status <> :disenrolled AND "
+                    + ("#place = :place" if place else "attribute_not_exists(#place)"),
+                    "ExpressionAttributeNames": {"#status": "status", "#ttl": "ttl", "#place": "place"},
+                    "ExpressionAttributeValues": to_item(
+                        {
+                            ":disenrolled": Status.DISENROLLED.value,
+                            ":now": ms(now),
+                            ":place": place,
+                            ":ttl": int(enrollment.expires_at.timestamp()),
+                        }
+                    ),
+                }
+            }
+            items = [tombstone]
+            if place:
+                items.append(
+                    {
+                        "Delete": {
+                            "TableName": self._table,
+                            "Key": _key(place),
+                            "ConditionExpression": "serviceId = :service",
+                            "ExpressionAttributeValues": {":service": {"S": service_id}},
+                        }
+                    }
+                )
+            try:
+                self._transact(items, "disenrollment")
+            except _Cancelled:
+                continue  # changed meanwhile (disenrolled, or its place taken): look again
+            return enrollment
+        raise InternalError(
+            "Internal error during disenrollment: too many concurrent changes; retry the request"
+        )

@@ -1,0 +1,212 @@
+"""Identity Manager: enroll, list, read, look up, activate, deactivate and disenroll identities.
+
+Every operation is the caller's (tenant's) own: an identity of another client, an unknown id, a
+malformed id and a disenrolled identity all answer 8011, so no answer tells them apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC
+from typing import NamedTuple
+from urllib.parse import unquote
+
+from aws_lambda_powertools import Logger
+from pydantic import ValidationError
+
+from phoneid.api.errors import from_validation
+from phoneid.api.identity_models import (
+    BatchResponse,
+    BatchResult,
+    EnrollFields,
+    EnrollResponse,
+    IdentityBatchItem,
+    IdentityBatchRequest,
+    IdentityListResponse,
+    IdentitySummary,
+    IdentityView,
+    LookupResponse,
+    SuccessResponse,
+)
+from phoneid.domain.clients import Caller
+from phoneid.domain.enrollment import Action, Enrollment, IdentityAttribute, Pii, new_service_id
+from phoneid.domain.errors import IdentityNotFound, PhoneIdError
+from phoneid.domain.lists import number_line_type
+from phoneid.domain.phone import Region, mask
+from phoneid.domain.phone_access import checked_phone
+from phoneid.ports import Clock, EnrollmentStore
+
+# Logs name serviceIds and masked numbers only: never names, attributes or customer ids.
+logger = Logger(child=True)
+
+
+class Enrolled(NamedTuple):
+    service_id: str
+    existed: bool  # True: the identity was enrolled before and is returned as it is
+
+
+class IdentityManager:
+    def __init__(self, *, store: EnrollmentStore, clock: Clock, region: Region) -> None:
+        self._store = store
+        self._clock = clock
+        self._region = region
+
+    # --- enroll ------------------------------------------------------------------------------
+
+    def enroll(self, caller: Caller, request: EnrollFields) -> EnrollResponse:
+        enrolled = self._enroll_fields(caller, request)
+        return EnrollResponse(serviceId=enrolled.service_id)
+
+    def enroll_batch(self, caller: Caller, request: IdentityBatchRequest) -> BatchResponse:
+        """One result per item, in order; an item's error does not stop the others."""
+        results: list[BatchResult] = []
+        for entry in request.items:
+            try:
+                item = (
+                    entry if isinstance(entry, IdentityBatchItem) else IdentityBatchItem.model_validate(entry)
+                )
+                results.append(BatchResult(serviceId=self._enroll_fields(caller, item).service_id))
+            except ValidationError as invalid:
+                results.append(BatchResult(error=from_validation(invalid.errors()).message))
+            except PhoneIdError as error:
+                results.append(BatchResult(error=error.message))
+        logger.info(
+            "batch enrolled",
+            extra={"items": len(results), "errors": sum(1 for r in results if r.error is not None)},
+        )
+        return BatchResponse(results=results)
+
+    def enroll_for_verify(
+        self,
+        caller: Caller,
+        phone_number: str,
+        *,
+        client_customer_id: str | None = None,
+        client_human_id: str | None = None,
+        device_id: str | None = None,
+        first_name: str | None = None,
+        last_name: str | None = None,
+        attributes: Sequence[IdentityAttribute] = (),
+    ) -> Enrolled:
+        """Enrollment after a verification passed: the identity's serviceId and whether it existed."""
+        return self._enroll(
+            caller,
+            phone_number,
+            client_customer_id=client_customer_id,
+            pii=Pii(
+                first_name=first_name,
+                last_name=last_name,
+                client_human_id=client_human_id,
+                device_id=device_id,
+                attributes=tuple(attributes),
+            ),
+        )
+
+    def _enroll_fields(self, caller: Caller, fields: EnrollFields) -> Enrolled:
+        return self._enroll(
+            caller,
+            fields.phoneNumber,
+            client_customer_id=fields.clientCustomerId,
+            pii=Pii(
+                first_name=fields.firstName,
+                last_name=fields.lastName,
+                client_human_id=fields.clientHumanId,
+                device_id=fields.deviceId,
+                attributes=tuple(
+                    IdentityAttribute(a.attributeType, a.attributeValue)
+                    for a in fields.identityAttributes or ()
+                ),
+            ),
+        )
+
+    def _enroll(
+        self, caller: Caller, phone_text: str, *, client_customer_id: str | None, pii: Pii
+    ) -> Enrolled:
+        phone = checked_phone(caller, phone_text, self._region)
+        candidate = Enrollment(
+            client_id=caller.client_id,
+            service_id=new_service_id(),
+            phone_number=phone.e164,
+            country=phone.country,
+            created_at=self._clock.now(),
+            client_customer_id=client_customer_id,
+            pii=pii,
+        )
+        stored, created = self._store.enroll(candidate)
+        logger.info(
+            "enrolled" if created else "already enrolled",
+            extra={"serviceId": stored.service_id, "phone": mask(stored.phone_number)},
+        )
+        return Enrolled(stored.service_id, existed=not created)
+
+    # --- read --------------------------------------------------------------------------------
+
+    def list_page(
+        self, caller: Caller, *, limit: int, start_key: str | None = None, show_inactive: bool = False
+    ) -> IdentityListResponse:
+        page = self._store.page(
+            caller.client_id, limit=limit, start_key=start_key, include_inactive=show_inactive
+        )
+        return IdentityListResponse(
+            results=[
+                IdentitySummary(
+                    serviceId=e.service_id,
+                    phoneNumber=e.phone_number,
+                    clientCustomerId=e.client_customer_id,
+                    active=e.active,
+                )
+                for e in page.items
+            ],
+            lastKey=page.last_key,
+        )
+
+    def get(self, caller: Caller, service_id: str) -> IdentityView:
+        enrollment = self._store.get(caller.client_id, service_id)
+        if enrollment is None:
+            raise IdentityNotFound()
+        return view(enrollment)
+
+    def lookup(self, caller: Caller, phone_text: str) -> LookupResponse:
+        """The caller's identities of a number (the path may carry ``+`` percent-encoded)."""
+        phone = checked_phone(caller, unquote(phone_text), self._region)
+        found = self._store.by_phone(caller.client_id, phone.e164)
+        if not found:
+            raise IdentityNotFound()
+        return LookupResponse(items=[view(e) for e in found])
+
+    # --- change ------------------------------------------------------------------------------
+
+    def activate(self, caller: Caller, service_id: str) -> SuccessResponse:
+        return self._apply(caller, service_id, Action.ACTIVATE)
+
+    def deactivate(self, caller: Caller, service_id: str) -> SuccessResponse:
+        return self._apply(caller, service_id, Action.DEACTIVATE)
+
+    def disenroll(self, caller: Caller, service_id: str) -> SuccessResponse:
+        return self._apply(caller, service_id, Action.DISENROLL)
+
+    def _apply(self, caller: Caller, service_id: str, action: Action) -> SuccessResponse:
+        changed = self._store.apply(caller.client_id, service_id, action, self._clock.now())
+        if changed is None:
+            raise IdentityNotFound()
+        logger.info("identity changed", extra={"serviceId": service_id, "status": changed.status.value})
+        return SuccessResponse()
+
+
+def view(enrollment: Enrollment) -> IdentityView:
+    """An identity as GET and lookup return it."""
+    pii = enrollment.pii or Pii()
+    line_type = number_line_type(enrollment.phone_number)
+    created = enrollment.created_at.astimezone(UTC)
+    return IdentityView(
+        serviceId=enrollment.service_id,
+        phoneNumber=enrollment.phone_number,
+        active=enrollment.active,
+        lineType=None if line_type == "unknown" else line_type,
+        countryCode=enrollment.country,
+        clientCustomerId=enrollment.client_customer_id,
+        clientHumanId=pii.client_human_id,
+        deviceId=pii.device_id,
+        createdAt=int(created.timestamp()),
+        creationString=created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )

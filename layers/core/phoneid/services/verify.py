@@ -1,0 +1,315 @@
+"""/v3/verify and /v3/verify/batch: Verified User and Human Assurance, with no possession step.
+
+One code path per item (``verify_item``), shared by the single call, the batch and Connect rows:
+the number is checked, the person matched against the identity records, every signal the policy
+needs gathered, the policy evaluated, and a pass enrolled in Identity Manager unless the operator
+turned automatic enrollment off for the client.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from pydantic import ValidationError
+
+from phoneid.api.errors import from_validation
+from phoneid.api.verify_models import (
+    AddressOut,
+    BusinessOut,
+    Champion,
+    IdentityOut,
+    ModelOutcome,
+    PersonOut,
+    RegistrationOut,
+    VerifyBatchRequest,
+    VerifyBatchResponse,
+    VerifyBatchResult,
+    VerifyFields,
+    VerifyRequest,
+    VerifyResponse,
+)
+from phoneid.domain.clients import Caller, Flag
+from phoneid.domain.enrollment import IdentityAttribute
+from phoneid.domain.errors import PhoneIdError
+from phoneid.domain.evaluation import Assurance, Evaluation, assess, evaluate
+from phoneid.domain.identity import Address, Business, Claimed, Identity, match
+from phoneid.domain.phone import Region, mask
+from phoneid.domain.phone_access import checked_phone
+from phoneid.domain.sandbox import Catalogue
+from phoneid.domain.verification import (
+    Label,
+    VerificationType,
+    VerifyItem,
+    decide,
+    matched_identity,
+    ranked_businesses,
+    shown_addresses,
+)
+from phoneid.ports import CodeMac, IdentitySource
+from phoneid.services.identity_manager import IdentityManager
+from phoneid.services.policies import PolicyBook
+from phoneid.services.signals import Gatherer, Subject
+from phoneid.services.staged import wire_evaluation
+
+logger = Logger(child=True)
+
+# Items of one batch verified at once; each item's sources run in the signals pool.
+_BATCH_WORKERS = 8
+
+
+@dataclass(frozen=True)
+class Verified:
+    """Everything one verification decided: the API, its batch and Connect shape it their own way."""
+
+    item: VerifyItem
+    phone_number: str
+    success: bool
+    label: Label
+    evaluation: Evaluation
+    assurance: Assurance
+    identity: Identity | None
+    service_id: str | None
+    phone_alias: str
+    businesses: tuple[Business, ...]
+    po_boxes: bool
+
+    @property
+    def enrolled(self) -> bool:
+        return self.service_id is not None
+
+
+def item_of(fields: VerifyFields) -> VerifyItem:
+    return VerifyItem(
+        phone_number=fields.phoneNumber,
+        verification_type=VerificationType(fields.verificationType),
+        first_name=fields.firstName,
+        last_name=fields.lastName,
+        email=fields.emailAddress,
+        client_customer_id=fields.clientCustomerId,
+        client_human_id=fields.clientHumanId,
+        attributes=tuple((a.attributeType, a.attributeValue) for a in fields.identityAttributes or ()),
+    )
+
+
+class VerifyService:
+    def __init__(
+        self,
+        *,
+        region: Region,
+        catalogue: Catalogue | None,
+        identities: IdentitySource,
+        signals: Gatherer,
+        policies: PolicyBook,
+        identity_manager: IdentityManager,
+        mac: CodeMac,
+    ) -> None:
+        self._region = region
+        self._catalogue = catalogue
+        self._identities = identities
+        self._signals = signals
+        self._policies = policies
+        self._identity_manager = identity_manager
+        self._mac = mac
+
+    # --- the API -----------------------------------------------------------------------------
+
+    def verify(self, caller: Caller, request: VerifyRequest) -> VerifyResponse:
+        verified = self.verify_item(caller, item_of(request))
+        return VerifyResponse(
+            success="true" if verified.success else "false",
+            correlationId=str(uuid.uuid4()),
+            phoneNumber=verified.phone_number,
+            clientRequestId=request.clientRequestId,
+            clientCustomerId=request.clientCustomerId,
+            clientHumanId=request.clientHumanId,
+            isEnrolled=verified.enrolled,
+            serviceId=verified.service_id,
+            servicePhoneAlias=verified.phone_alias,
+            identity=_identity_out(verified),
+            evaluation=wire_evaluation(verified.evaluation),
+            signals=_signals_out(verified),
+            businesses=[_business_out(b) for b in verified.businesses] or None,
+        )
+
+    def verify_batch(self, caller: Caller, request: VerifyBatchRequest) -> VerifyBatchResponse:
+        """One result per item, in order; an item that cannot be verified carries its own error."""
+        with concurrent.futures.ThreadPoolExecutor(max_workers=_BATCH_WORKERS) as pool:
+            results = list(pool.map(lambda raw: self._batch_result(caller, raw), request.items))
+        logger.info(
+            "batch verified",
+            extra={"items": len(results), "errors": sum(1 for r in results if r.error is not None)},
+        )
+        return VerifyBatchResponse(
+            correlationId=str(uuid.uuid4()), clientRequestId=request.clientRequestId, results=results
+        )
+
+    def _batch_result(self, caller: Caller, raw: Any) -> VerifyBatchResult:
+        phone = raw.get("phoneNumber") if isinstance(raw, dict) else None
+        echo = {
+            "phoneNumber": phone if isinstance(phone, str) and len(phone) <= 32 else "",
+            "clientCustomerId": _short(raw, "clientCustomerId"),
+            "clientHumanId": _short(raw, "clientHumanId"),
+        }
+        try:
+            verified = self.verify_item(caller, item_of(VerifyFields.model_validate(raw)))
+        except ValidationError as invalid:
+            return VerifyBatchResult(success="false", assuranceLevel="AL-1", error=_message(invalid), **echo)
+        except PhoneIdError as error:
+            return VerifyBatchResult(success="false", assuranceLevel="AL-1", error=error.message, **echo)
+        return VerifyBatchResult(
+            success="true" if verified.success else "false",
+            phoneNumber=verified.phone_number,
+            assuranceLevel=verified.assurance.level,
+            clientCustomerId=echo["clientCustomerId"],
+            clientHumanId=echo["clientHumanId"],
+            isEnrolled=verified.enrolled,
+            serviceId=verified.service_id,
+            servicePhoneAlias=verified.phone_alias,
+            identity=_identity_out(verified),
+            evaluation=wire_evaluation(verified.evaluation),
+            signals=_signals_out(verified),
+        )
+
+    # --- one verification --------------------------------------------------------------------
+
+    def verify_item(self, caller: Caller, item: VerifyItem) -> Verified:
+        """The one code path of every verification (single, batch item, Connect row)."""
+        phone = checked_phone(caller, item.phone_number, self._region)
+        if self._catalogue is not None:
+            self._catalogue.select(phone.e164, caller)  # 8007 / 8009 as everywhere in Sandbox
+        identity = self._identities.find(phone.e164)
+        claimed = Claimed(first_name=item.first_name, last_name=item.last_name)
+        named = item.first_name is not None or item.last_name is not None
+        policy = self._policies.for_client(caller.client_id)
+        observations = self._signals.gather(
+            Subject(
+                flow="verify",
+                client_id=caller.client_id,
+                phone_number=phone.e164,
+                identity_checked=named,
+                identity=identity,
+                match=match(claimed, identity) if identity and named else None,
+                claimed=claimed if named else None,
+                email=item.email,
+                attributes=_attributes(item),
+            ),
+            policy,
+        )
+        evaluation = evaluate(observations, policy, "verify")
+        success, label = decide(item.verification_type, evaluation)
+        # The records' data is shown only to a caller who named this very person and passed: a
+        # number alone never reveals who holds it.
+        shown = success and named and identity is not None and matched_identity(evaluation)
+        service_id, existed = None, False
+        if success and caller.has(Flag.AUTO_ENROLLMENT):
+            enrolled = self._identity_manager.enroll_for_verify(
+                caller,
+                phone.e164,
+                client_customer_id=item.client_customer_id,
+                client_human_id=item.client_human_id,
+                first_name=item.first_name,
+                last_name=item.last_name,
+                attributes=[IdentityAttribute(kind, value) for kind, value in item.attributes],
+            )
+            service_id, existed = enrolled.service_id, enrolled.existed
+        logger.info(
+            "verified",
+            extra={
+                "phone": mask(phone.e164),
+                "type": item.verification_type.value,
+                "label": label.value,
+                "reasons": sorted(evaluation.codes),
+                "monitored": list(evaluation.monitored),
+                "enrolled": service_id is not None,
+            },
+        )
+        return Verified(
+            item=item,
+            phone_number=phone.e164,
+            success=success,
+            label=label,
+            evaluation=evaluation,
+            assurance=assess(evaluation, observations, enrolled_before=existed, policy=policy),
+            identity=identity if shown else None,
+            service_id=service_id,
+            phone_alias=self._phone_alias(caller.client_id, phone.e164),
+            businesses=tuple(ranked_businesses(identity, item.first_name, item.last_name))
+            if identity and shown
+            else (),
+            po_boxes=caller.has(Flag.PO_BOX_ADDRESSES),
+        )
+
+    def _phone_alias(self, client_id: str, phone_number: str) -> str:
+        """A persistent, client-scoped alias of the subscriber's number: a keyed MAC, not stored."""
+        digest = self._mac.digest(f"alias:{client_id}:{phone_number}")
+        return hashlib.sha256(digest.encode()).hexdigest()[:32].upper()
+
+
+def _attributes(item: VerifyItem) -> tuple[str, ...]:
+    """What ties checks of different numbers together: the client's ids for the person and the email."""
+    tied = [f"attr:{kind}:{value}" for kind, value in item.attributes]
+    if item.client_customer_id:
+        tied.append(f"customer:{item.client_customer_id}")
+    if item.client_human_id:
+        tied.append(f"human:{item.client_human_id}")
+    if item.email:
+        tied.append(f"email:{item.email.casefold()}")
+    return tuple(tied)
+
+
+def _short(raw: Any, name: str) -> str | None:
+    value = raw.get(name) if isinstance(raw, dict) else None
+    return value if isinstance(value, str) and 0 < len(value) <= 128 else None
+
+
+def _message(invalid: ValidationError) -> str:
+    return from_validation(invalid.errors()).message
+
+
+def _address_out(address: Address) -> AddressOut:
+    return AddressOut(
+        address=address.address,
+        extendedAddress=address.extended_address,
+        city=address.city,
+        region=address.region,
+        postalCode=address.postal_code,
+    )
+
+
+def _identity_out(verified: Verified) -> IdentityOut:
+    """The records' identity as shown: names, addresses (PO Boxes per the client's flag) and emails;
+    never the SSN or the date of birth."""
+    identity = verified.identity
+    return IdentityOut(
+        firstName=identity.first_name if identity else None,
+        lastName=identity.last_name if identity else None,
+        assuranceLevel=verified.assurance.level,
+        reasons=list(verified.assurance.reasons),
+        addresses=[_address_out(a) for a in shown_addresses(identity.addresses, po_boxes=verified.po_boxes)]
+        if identity
+        else None,
+        emails=list(identity.email_addresses) if identity else None,
+    )
+
+
+def _signals_out(verified: Verified) -> list[dict[str, ModelOutcome]]:
+    kind = verified.item.verification_type.value
+    return [{kind: ModelOutcome(champion=Champion(label=verified.label.value))}]
+
+
+def _business_out(business: Business) -> BusinessOut:
+    registration = dict(business.registration)
+    return BusinessOut(
+        businessName=business.name,
+        tradeName=business.trade_name,
+        taxId=business.tax_id,
+        businessAddress=_address_out(business.address) if business.address else None,
+        registrationFiling=RegistrationOut(**registration) if registration else None,
+        relatedPersons=[PersonOut(firstName=f, lastName=last) for f, last in business.related_persons]
+        or None,
+    )

@@ -1,0 +1,218 @@
+"""Identity Manager's enrollment states and transitions, and the service on an in-memory store."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from phoneid.api.identity_models import IdentityBatchRequest, IdentityEnrollRequest
+from phoneid.domain.clients import Caller, Solution
+from phoneid.domain.enrollment import (
+    TOMBSTONE_LIFETIME,
+    TRANSITIONS,
+    Action,
+    Enrollment,
+    IdentityAttribute,
+    Pii,
+    Status,
+    is_service_id,
+    new_service_id,
+    next_status,
+)
+from phoneid.domain.errors import IdentityNotFound, MalformedRequest, UnauthorizedForCountry
+from phoneid.services.identity_manager import IdentityManager
+from tests.fakes import START, FakeClock, InMemoryEnrollmentStore
+
+CALLER = Caller(client_id="client-a", solution=Solution.IDENTITY)
+OTHER = Caller(client_id="client-b", solution=Solution.IDENTITY)
+
+
+def enrollment(**fields: object) -> Enrollment:
+    values: dict[str, object] = {
+        "client_id": "client-a",
+        "service_id": new_service_id(),
+        "phone_number": "+12025550123",
+        "country": "US",
+        "created_at": START,
+        "pii": Pii(first_name="Ada", last_name="Lovelace", attributes=(IdentityAttribute("tier", "gold"),)),
+    }
+    values.update(fields)
+    return Enrollment(**values)  # type: ignore[arg-type]
+
+
+def manager() -> tuple[IdentityManager, InMemoryEnrollmentStore, FakeClock]:
+    store, clock = InMemoryEnrollmentStore(), FakeClock()
+    return IdentityManager(store=store, clock=clock, region="US"), store, clock
+
+
+# --- states and transitions -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("current", "action", "expected"),
+    [
+        (Status.ACTIVE, Action.ACTIVATE, Status.ACTIVE),
+        (Status.ACTIVE, Action.DEACTIVATE, Status.INACTIVE),
+        (Status.ACTIVE, Action.DISENROLL, Status.DISENROLLED),
+        (Status.INACTIVE, Action.ACTIVATE, Status.ACTIVE),
+        (Status.INACTIVE, Action.DEACTIVATE, Status.INACTIVE),
+        (Status.INACTIVE, Action.DISENROLL, Status.DISENROLLED),
+    ],
+)
+def test_active_and_inactive_identities_move_as_the_table_says(
+    current: Status, action: Action, expected: Status
+) -> None:
+    # Given an identity in ``current``; When ``action`` applies; Then it is in ``expected``
+    assert next_status(current, action) == expected
+    assert enrollment(status=current).apply(action, START).status == expected
+
+
+@pytest.mark.parametrize("action", list(Action))
+def test_a_disenrolled_identity_is_not_found_for_any_action(action: Action) -> None:
+    # Given a disenrolled identity
+    tombstone = enrollment().apply(Action.DISENROLL, START)
+
+    # When anything is done to it, Then it does not exist
+    with pytest.raises(IdentityNotFound):
+        tombstone.apply(action, START)
+    assert not tombstone.exists
+
+
+def test_every_state_but_disenrolled_has_a_transition_for_every_action() -> None:
+    # Then the table is complete for the states the API knows, and empty for the tombstone
+    for status in (Status.ACTIVE, Status.INACTIVE):
+        assert {action for (state, action) in TRANSITIONS if state == status} == set(Action)
+    assert not [key for key in TRANSITIONS if key[0] == Status.DISENROLLED]
+
+
+def test_disenrolling_drops_the_pii_and_expires_the_tombstone_after_30_days() -> None:
+    # Given an identity with names and attributes
+    identity = enrollment(client_customer_id="customer-1")
+
+    # When it is disenrolled
+    later = START + timedelta(days=3)
+    tombstone = identity.apply(Action.DISENROLL, later)
+
+    # Then no PII is left, and the tombstone expires 30 days later
+    assert tombstone.pii == Pii()
+    assert tombstone.status == Status.DISENROLLED
+    assert tombstone.updated_at == later
+    assert tombstone.expires_at == later + TOMBSTONE_LIFETIME == later + timedelta(days=30)
+
+
+def test_deactivating_keeps_the_pii_and_activating_brings_it_back_to_active() -> None:
+    identity = enrollment()
+
+    inactive = identity.apply(Action.DEACTIVATE, START)
+    active = inactive.apply(Action.ACTIVATE, START)
+
+    assert (inactive.active, inactive.exists, inactive.pii) == (False, True, identity.pii)
+    assert active.active
+
+
+def test_service_ids_are_random_canonical_uuids() -> None:
+    ids = {new_service_id() for _ in range(50)}
+
+    assert len(ids) == 50
+    assert all(is_service_id(i) for i in ids)
+    assert not is_service_id("client-a#customer#1")
+    assert not is_service_id(new_service_id().upper())
+    assert not is_service_id("")
+
+
+# --- the service on an in-memory store --------------------------------------------------------
+
+
+def test_the_same_customer_enrolled_twice_is_one_identity_and_verify_learns_it_existed() -> None:
+    # Given an identity enrolled for customer-7
+    service, _, _ = manager()
+    first = service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+12025550123", clientCustomerId="c-7"))
+
+    # When the same customer is enrolled again (the API, then verify)
+    again = service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+12025550123", clientCustomerId="c-7"))
+    from_verify = service.enroll_for_verify(CALLER, "+12025550123", client_customer_id="c-7")
+    new = service.enroll_for_verify(CALLER, "+12025550124", client_customer_id="c-8")
+
+    # Then every answer names the first identity; verify learns whether it existed
+    assert again.serviceId == first.serviceId == from_verify.service_id
+    assert from_verify.existed is True
+    assert new.existed is False
+    assert new.service_id != first.serviceId
+
+
+def test_without_a_customer_id_an_active_identity_of_the_number_is_reused_an_inactive_one_is_not() -> None:
+    service, _, _ = manager()
+    first = service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+12025550123")).serviceId
+
+    again = service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+12025550123")).serviceId
+    service.deactivate(CALLER, first)
+    after_deactivation = service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+12025550123")).serviceId
+
+    assert again == first
+    assert after_deactivation != first
+
+
+def test_numbers_go_through_the_same_checks_as_every_endpoint() -> None:
+    service, _, _ = manager()
+
+    with pytest.raises(MalformedRequest) as invalid:
+        service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="12"))
+    with pytest.raises(UnauthorizedForCountry):
+        service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+447911123456"))
+    restricted = Caller(client_id="client-a", solution=Solution.IDENTITY, allowed_countries=frozenset({"CA"}))
+    with pytest.raises(UnauthorizedForCountry):
+        service.enroll(restricted, IdentityEnrollRequest(phoneNumber="+12025550123"))
+
+    assert invalid.value.parameters == ["phoneNumber"]
+
+
+def test_a_batch_answers_each_item_in_order() -> None:
+    service, _, _ = manager()
+    request = IdentityBatchRequest.model_validate(
+        {"items": [{"phoneNumber": "+12025550123"}, {"phoneNumber": "nope"}, {"name": "x"}]}
+    )
+
+    results = service.enroll_batch(CALLER, request).model_dump()["results"]
+
+    assert is_service_id(results[0]["serviceId"])
+    assert results[1] == {
+        "error": "Invalid parameters: phoneNumber: must be a phone number with country code, "
+        "e.g. +12025550123"
+    }
+    assert results[2] == {
+        "error": "Invalid parameters: name: Extra inputs are not permitted; phoneNumber: Field required"
+    }
+
+
+def test_another_client_sees_nothing_and_changes_nothing() -> None:
+    service, store, _ = manager()
+    mine = service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+12025550123")).serviceId
+
+    for call in (service.get, service.activate, service.deactivate, service.disenroll):
+        with pytest.raises(IdentityNotFound):
+            call(OTHER, mine)
+    with pytest.raises(IdentityNotFound):
+        service.lookup(OTHER, "+12025550123")
+
+    assert service.list_page(OTHER, limit=10).model_dump() == {}
+    assert store.get("client-a", mine) is not None
+
+
+def test_history_counts_active_identities_and_dates_every_one_still_held() -> None:
+    # Given three identities of one number, enrolled 40, 10 and 2 days ago; the oldest deactivated
+    service, store, clock = manager()
+    ids = []
+    for customer, days_ago in (("c-1", 40), ("c-2", 10), ("c-3", 2)):
+        clock.current = START - timedelta(days=days_ago)
+        ids.append(service.enroll_for_verify(CALLER, "+12025550123", client_customer_id=customer).service_id)
+    service.deactivate(CALLER, ids[0])
+
+    # When the fraud policy asks with a 7-day short-tenure window
+    history = store.history("client-a", "+12025550123", START - timedelta(days=7))
+
+    # Then two are active, one of them recent; the first association is the oldest enrollment
+    assert history.identities == 2
+    assert history.short_tenure_identities == 1
+    assert history.first_associated == (START - timedelta(days=40)).date()
+    assert history.last_associated == START - timedelta(days=2)
