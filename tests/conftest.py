@@ -61,6 +61,7 @@ def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Call
                     "CamaraTokenUrl": operator.settings["CAMARA_TOKEN_URL"],
                     "CamaraApiUrl": operator.settings["CAMARA_API_URL"],
                     "CamaraCredentialsSecret": "operator",
+                    "CamaraNetworkApiUrl": operator.settings["CAMARA_NETWORK_API_URL"],
                 }
             stack = LocalStack(
                 parameters=parameters, overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL}

@@ -136,3 +136,12 @@ def test_sandbox_doc_lists_the_catalogue() -> None:
     start = document.index("-->\n", document.index("<!-- generated")) + len("-->\n")
     end = document.index("<!-- end of generated table -->")
     assert document[start:end] == sandbox_markdown()
+
+
+def test_fraud_policy_doc_lists_the_default_policy() -> None:
+    from phoneid.cli import policy_markdown
+
+    document = (ROOT / "docs" / "fraud-policy.md").read_text()
+    start = document.index("-->\n", document.index("<!-- generated")) + len("-->\n")
+    end = document.index("<!-- end of generated table -->")
+    assert document[start:end] == policy_markdown()

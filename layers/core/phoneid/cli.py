@@ -329,7 +329,8 @@ def _sandbox_users(args: argparse.Namespace) -> int:
     ]
     lines = [
         f"{u['scenario']:<26} {u['region']}  {u['phoneNumber']:<14}  "
-        f"{u['firstName'] + ' ' + u['lastName']:<24}  dob {u['dob']}  ssn {u['ssn']}  {u['solution']}"
+        f"{u['firstName'] + ' ' + u['lastName']:<24}  dob {u['dob']}  ssn {u['ssn']}  {u['solution']:<13}  "
+        f"{u['description']}"
         for u in data
     ]
     _print(data, args.json, lines)

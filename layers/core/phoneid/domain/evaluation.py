@@ -141,11 +141,10 @@ def assess(
 ) -> Assurance:
     """The assurance level the policy gives this evaluation: the first level with a reason that holds."""
     raised = evaluation.codes
-    confirmed = (
-        observations.get(Signal.IDENTITY_CONFIRMED_ELEMENTS, 0)
-        if observations.get(Signal.IDENTITY_MISMATCHES, 1) == 0
-        else 0
+    agreed = (
+        observations.get(Signal.IDENTITY_FOUND) is True and observations.get(Signal.IDENTITY_MISMATCHES) == 0
     )
+    confirmed = observations.get(Signal.IDENTITY_CONFIRMED_ELEMENTS, 0) if agreed else 0
     facts = {
         "confirmedElements": confirmed if isinstance(confirmed, int) else 0,
         "secondarySourceConfirms": _positive(observations.get(Signal.KYC_ELEMENTS_SUPPLIED))

@@ -12,7 +12,7 @@ from typing import Any
 from phoneid.domain.clients import Caller, Solution
 from phoneid.domain.errors import SandboxAccessDenied, SandboxUserNotFound
 from phoneid.domain.evaluation import SOURCE_FAILED
-from phoneid.domain.identity import Address, Identity
+from phoneid.domain.identity import Address, Business, Identity
 from phoneid.domain.phone import Region
 from phoneid.domain.policy import Signal
 
@@ -28,6 +28,7 @@ class Scenario(StrEnum):
     HARD_FAIL_NA = "hard-fail-na"
     HARD_FAIL_INTL = "hard-fail-intl"
     VERIFIED_USER_FAIL = "verified-user-fail"
+    VERIFIED_USER_PASS = "verified-user-pass"
     TOKEN_ONLY = "token-only"
     # One user per reason code of the fraud policy: possession passes with no client, and the
     # user's scripted signals raise the code in complete, unify-status (checkReputation) and verify.
@@ -67,6 +68,28 @@ class TestUser:
         return bool(self.signals.get("possessionWithoutClient"))
 
 
+def _address(raw: Mapping[str, Any]) -> Address:
+    return Address(
+        address=raw.get("address"),
+        city=raw.get("city"),
+        region=raw.get("region"),
+        postal_code=raw.get("postalCode"),
+        extended_address=raw.get("extendedAddress"),
+    )
+
+
+def _business(raw: Mapping[str, Any]) -> Business:
+    """A business in the shape of the identity file (``businessName``, ``relatedPersons``, ...)."""
+    return Business(
+        name=raw["businessName"],
+        trade_name=raw.get("tradeName"),
+        tax_id=raw.get("taxId"),
+        address=_address(raw["businessAddress"]) if raw.get("businessAddress") else None,
+        registration=tuple(sorted((raw.get("registrationFiling") or {}).items())),
+        related_persons=tuple((p["firstName"], p["lastName"]) for p in raw.get("relatedPersons", ())),
+    )
+
+
 def _user(raw: Mapping[str, Any]) -> TestUser:
     return TestUser(
         scenario=Scenario(raw["scenario"]),
@@ -79,16 +102,9 @@ def _user(raw: Mapping[str, Any]) -> TestUser:
             last_name=raw["lastName"],
             dob=raw["dob"],
             ssn=raw["ssn"],
-            addresses=tuple(
-                Address(
-                    address=a.get("address"),
-                    city=a.get("city"),
-                    region=a.get("region"),
-                    postal_code=a.get("postalCode"),
-                )
-                for a in raw["addresses"]
-            ),
+            addresses=tuple(_address(a) for a in raw["addresses"]),
             email_addresses=tuple(raw["emailAddresses"]),
+            businesses=tuple(_business(b) for b in raw.get("businesses", ())),
         ),
         signals=dict(raw["signals"]),
     )

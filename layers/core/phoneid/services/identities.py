@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from phoneid.api.models import FullDob, FullSsn
 from phoneid.domain.evaluation import REASONS
-from phoneid.domain.identity import Address, Identity, ssn_digits
+from phoneid.domain.identity import Address, Business, Identity, ssn_digits
 from phoneid.domain.phone import InvalidPhoneNumber, Region, parse_phone
 from phoneid.ports import IdentityStore
 
@@ -36,9 +36,56 @@ Text = Annotated[str, Field(min_length=1, max_length=256)]
 class AddressRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
     address: Text | None = None
+    extendedAddress: Text | None = None
     city: Text | None = None
     region: Text | None = None
     postalCode: Annotated[str, Field(max_length=32)] | None = None
+
+    def domain(self) -> Address:
+        return Address(
+            address=self.address,
+            city=self.city,
+            region=self.region,
+            postal_code=self.postalCode,
+            extended_address=self.extendedAddress,
+        )
+
+
+class RegistrationRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    date: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")] | None = None
+    region: Text | None = None
+    registrationNumber: Text | None = None
+    registrationType: Text | None = None
+
+
+class PersonRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    firstName: Text
+    lastName: Text
+
+
+class BusinessRecord(BaseModel):
+    """A business the person is tied to, shown by /v3/verify when it meets the match bar."""
+
+    model_config = ConfigDict(extra="forbid")
+    businessName: Text
+    tradeName: Text | None = None
+    taxId: Annotated[str, Field(max_length=32)] | None = None
+    businessAddress: AddressRecord | None = None
+    registrationFiling: RegistrationRecord | None = None
+    relatedPersons: list[PersonRecord] = Field(default_factory=list, max_length=20)
+
+    def domain(self) -> Business:
+        filing = self.registrationFiling.model_dump(exclude_none=True) if self.registrationFiling else {}
+        return Business(
+            name=self.businessName,
+            trade_name=self.tradeName,
+            tax_id=self.taxId,
+            address=self.businessAddress.domain() if self.businessAddress else None,
+            registration=tuple(sorted(filing.items())),
+            related_persons=tuple((p.firstName, p.lastName) for p in self.relatedPersons),
+        )
 
 
 class IdentityRecord(BaseModel):
@@ -51,6 +98,7 @@ class IdentityRecord(BaseModel):
     addresses: list[AddressRecord] = Field(default_factory=list, max_length=10)
     emailAddresses: list[Annotated[str, Field(max_length=320)]] = Field(default_factory=list, max_length=10)
     reputationReasons: list[int] = Field(default_factory=list, max_length=20)
+    businesses: list[BusinessRecord] = Field(default_factory=list, max_length=20)
 
     @field_validator("reputationReasons")
     @classmethod
@@ -101,12 +149,10 @@ def _identity(record: IdentityRecord, region: Region) -> Identity:
         last_name=record.lastName,
         dob=record.dob,
         ssn=ssn_digits(record.ssn),
-        addresses=tuple(
-            Address(address=a.address, city=a.city, region=a.region, postal_code=a.postalCode)
-            for a in record.addresses
-        ),
+        addresses=tuple(a.domain() for a in record.addresses),
         email_addresses=tuple(record.emailAddresses),
         reputation_reasons=tuple(record.reputationReasons),
+        businesses=tuple(b.domain() for b in record.businesses),
     )
 
 

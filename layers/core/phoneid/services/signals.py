@@ -411,11 +411,15 @@ def _kyc(request: _Request) -> dict[Signal, Any]:
     if not claim.supplied():
         return {Signal.KYC_ELEMENTS_SUPPLIED: 0, Signal.KYC_ELEMENTS_UNCONFIRMED: 0}
     result = request.sources.kyc.match(_phone(request), claim)
-    elements = result.elements()
+    # Only what the operator answered counts: "not_available" confirms nothing and denies nothing.
+    answered = {element: answer for element, answer in result.elements().items() if answer != "not_available"}
     observed: dict[Signal, Any] = {
-        Signal.KYC_ELEMENTS_SUPPLIED: len(elements),
-        Signal.KYC_ELEMENTS_UNCONFIRMED: sum(1 for answer in elements.values() if answer != "true"),
-        Signal.SECONDARY_SOURCE_MISMATCHES: sum(1 for answer in elements.values() if answer == "false"),
+        Signal.KYC_ELEMENTS_SUPPLIED: len(answered),
+        Signal.KYC_ELEMENTS_UNCONFIRMED: sum(1 for answer in answered.values() if answer == "false"),
+        # The person's own attributes (birth date, SSN, address) disagreeing: identification.
+        Signal.SECONDARY_SOURCE_MISMATCHES: sum(
+            1 for element, answer in answered.items() if element != "name" and answer == "false"
+        ),
     }
     if result.name is not None:
         observed[Signal.KYC_NAME_MATCH] = result.name

@@ -16,7 +16,7 @@ from phoneid.domain.clients import Client, Flag, Solution
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.errors import InternalError
 from phoneid.domain.flow import Step
-from phoneid.domain.identity import Address, Identity
+from phoneid.domain.identity import Address, Business, Identity
 from phoneid.domain.possession import Method, MobileAuth, PossessionState
 from phoneid.domain.possession import Status as PossessionStatus
 from phoneid.domain.session import Challenge, Session, Socket, TransitionRejected, Unify
@@ -432,6 +432,41 @@ class DynamoRefreshTokenStore:
         return True
 
 
+def _address(values: Mapping[str, Any]) -> Address:
+    return Address(
+        address=values.get("address"),
+        city=values.get("city"),
+        region=values.get("region"),
+        postal_code=values.get("postal_code"),
+        extended_address=values.get("extended_address"),
+    )
+
+
+def _business_map(business: Business) -> dict[str, Any]:
+    values = {
+        "name": business.name,
+        "tradeName": business.trade_name,
+        "taxId": business.tax_id,
+        "address": {k: v for k, v in business.address.__dict__.items() if v is not None}
+        if business.address
+        else None,
+        "registration": dict(business.registration) or None,
+        "relatedPersons": [list(person) for person in business.related_persons] or None,
+    }
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _business(values: Mapping[str, Any]) -> Business:
+    return Business(
+        name=values["name"],
+        trade_name=values.get("tradeName"),
+        tax_id=values.get("taxId"),
+        address=_address(values["address"]) if values.get("address") else None,
+        registration=tuple(sorted((str(k), str(v)) for k, v in (values.get("registration") or {}).items())),
+        related_persons=tuple((str(p[0]), str(p[1])) for p in values.get("relatedPersons", ())),
+    )
+
+
 class DynamoIdentityStore:
     """Identity records loaded by the operator; SSN and date of birth are stored encrypted."""
 
@@ -459,6 +494,7 @@ class DynamoIdentityStore:
                 ],
                 "emailAddresses": list(identity.email_addresses),
                 "reputationReasons": list(identity.reputation_reasons) or None,
+                "businesses": [_business_map(b) for b in identity.businesses] or None,
                 "pii": sealed,
             }
         )
@@ -497,17 +533,10 @@ class DynamoIdentityStore:
             last_name=values["lastName"],
             dob=opened["dob"],
             ssn=opened["ssn"],
-            addresses=tuple(
-                Address(
-                    address=a.get("address"),
-                    city=a.get("city"),
-                    region=a.get("region"),
-                    postal_code=a.get("postal_code"),
-                )
-                for a in values.get("addresses", ())
-            ),
+            addresses=tuple(_address(a) for a in values.get("addresses", ())),
             email_addresses=tuple(values.get("emailAddresses", ())),
             reputation_reasons=tuple(int(code) for code in values.get("reputationReasons", ())),
+            businesses=tuple(_business(b) for b in values.get("businesses", ())),
         )
 
 

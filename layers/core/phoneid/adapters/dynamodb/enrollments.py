@@ -265,6 +265,9 @@ class DynamoEnrollmentStore:
         request: dict[str, Any] = {
             "TableName": self._table,
             "FilterExpression": "kind = :identity AND #status = :active",
+            # Everything but the sealed PII: the monitor never needs it.
+            "ProjectionExpression": "clientId, serviceId, phoneNumber, country, #status, createdAtMs, "
+            "updatedAtMs, clientCustomerId",
             "ExpressionAttributeNames": {"#status": "status"},
             "ExpressionAttributeValues": {
                 ":identity": {"S": _IDENTITY},
@@ -308,11 +311,10 @@ class DynamoEnrollmentStore:
                 items = [identity_put, self._take_place(place, enrollment.service_id, None)]
             else:
                 current = self._read(f"{enrollment.client_id}#{holder['serviceId']}")
-                if self._held(current, enrollment.client_id) and (
-                    enrollment.client_customer_id is not None
-                    or (current is not None and current["status"] == Status.ACTIVE.value)
-                ):
-                    assert current is not None
+                keeps_place = enrollment.client_customer_id is not None or (
+                    current is not None and current["status"] == Status.ACTIVE.value
+                )
+                if current is not None and self._held(current, enrollment.client_id) and keeps_place:
                     return self._enrollment(current, with_pii=False), False
                 # An inactive identity without a clientCustomerId gives its place to the new one.
                 items = [identity_put, self._take_place(place, enrollment.service_id, holder["serviceId"])]
