@@ -21,8 +21,7 @@ from aws_lambda_powertools import Logger
 from phoneid.domain import lists
 from phoneid.domain.evaluation import SOURCE_FAILED, identity_observations
 from phoneid.domain.identity import Address, Claimed, Identity, MatchResult, ssn_digits
-from phoneid.domain.policy import Bounds as Bounds
-from phoneid.domain.policy import Flow, Policy, Signal, SourceName
+from phoneid.domain.policy import Bounds, Flow, Policy, Signal, SourceName
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import Possession
 from phoneid.domain.signals import ChangeKind, KycClaim, ListKind, NumberHistory
@@ -97,7 +96,8 @@ def _pool() -> concurrent.futures.ThreadPoolExecutor:
     global _executor
     with _executor_lock:
         if _executor is None:
-            _executor = concurrent.futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="signals")
+            # Enough for a batch's items (eight at a time) each asking every source at once.
+            _executor = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="signals")
         return _executor
 
 
@@ -466,14 +466,11 @@ def _number_lists(request: _Request, wanted: set[Signal]) -> dict[Signal, Any]:
 def _person(request: _Request) -> tuple[Claimed, Identity | None]:
     """The claimed person, and the identity records of the number (looked up once)."""
     subject = request.subject
-    record = (
-        subject.identity
-        if subject.identity_checked
-        else request.once(
-            "identity", lambda: subject.phone_number and request.sources.identities.find(subject.phone_number)
-        )
-    )
-    return subject.claimed or Claimed(), record or None
+    if subject.identity_checked:
+        record = subject.identity
+    else:
+        record = request.once("identity", lambda: request.sources.identities.find(_phone(request)))
+    return subject.claimed or Claimed(), record
 
 
 def _person_lists(request: _Request, wanted: set[Signal]) -> dict[Signal, Any]:
