@@ -14,21 +14,18 @@ import unicodedata
 # "PO Box 12", "P.O. Box 12", "P O Box", "POB 12", "P.O.B. 12", "Post Office Box 12", "PO Bx 12",
 # "Pobox 12", "Postal Box 12", "P.O. Drawer 12", and a line that is only "Box 12" or "Lockbox 12".
 # A private mailbox (PMB) is an address at a mail store and is kept.
+_NUMBER = r"\W*(?:no\W*|number\W*|\#\s*)?\d"
+_BOX = rf"""(?:
+      (?:p\W*o\W+|post\W*office\W*|postal\W*)(?:box|bx|drawer)\b   # PO Box, P.O. Bx, Post Office Box
+    | pobox(?={_NUMBER})                                            # Pobox 12
+    | p\W*o\W*b\b(?={_NUMBER})                                      # POB 12, P.O.B. 12
+)"""
 _PO_BOX = re.compile(
-    r"""
-    ^\s*(?:
-        (?:p\W*o\W*|post\W*office\W*|postal\W*)(?:box|bx|b\b|drawer)   # PO Box, P.O. Bx, POB, Post Office Box
-      | pobox
-      | p\W*o\W*b\b                                                   # P.O.B.
-      | (?:lock\W*)?box\s*(?:no\W*|number\W*|\#\s*)?\d+\s*$          # Box 12, Lockbox 12 (the whole line)
-    )
-    """,
+    rf"^\s*(?:{_BOX}|(?:lock\W*)?box{_NUMBER}+\s*$)",  # or a line that is only "Box 12" / "Lockbox 12"
     re.IGNORECASE | re.VERBOSE,
 )
-# A PO Box written after a name or department: "Acme Ltd, PO Box 12", "Attn: P.O. Box 4".
-_PO_BOX_INSIDE = re.compile(
-    r"(?:^|[\s,;:])(?:p\W?o\W*|post\s+office\s+)(?:box|bx)\s*(?:no\W*|\#\s*)?\d", re.IGNORECASE
-)
+# A PO Box written after a name or department: "Acme Ltd, PO Box 12", "Attn: POB 4".
+_PO_BOX_INSIDE = re.compile(rf"(?:^|[\s,;:]){_BOX}", re.IGNORECASE | re.VERBOSE)
 
 
 def _plain(text: str) -> str:
