@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -16,6 +15,7 @@ from phoneid.domain.evaluation import REASONS
 from phoneid.domain.identity import Address, Business, Identity, ssn_digits
 from phoneid.domain.phone import InvalidPhoneNumber, Region, parse_phone
 from phoneid.ports import IdentityStore
+from phoneid.services.operator_files import jsonl_records
 
 CSV_COLUMNS = (
     "phoneNumber",
@@ -133,12 +133,7 @@ def _records(text: str, fmt: str) -> Iterator[tuple[int, Any]]:
                 },
             )
         return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                yield number, json.loads(line)
-            except ValueError:
-                yield number, None
+    yield from jsonl_records(text)
 
 
 def _identity(record: IdentityRecord, region: Region) -> Identity:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
@@ -23,6 +22,7 @@ from phoneid.domain import lists
 from phoneid.domain.phone import InvalidPhoneNumber, Region, parse_phone
 from phoneid.domain.signals import ListEntry, ListKind
 from phoneid.ports import CodeMac, SignalLists
+from phoneid.services.operator_files import jsonl_records
 
 FORMATS = ("jsonl", "csv")
 
@@ -274,15 +274,6 @@ def _csv_records(text: str, kind: ListKind) -> Iterator[tuple[int, Any]]:
         yield reader.line_num, {k: v for k, v in row.items() if k is not None and v not in (None, "")}
 
 
-def _jsonl_records(text: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                yield number, json.loads(line)
-            except ValueError:
-                yield number, None
-
-
 def _reason(error: ValidationError) -> str:
     fields: set[str] = set()
     messages: list[str] = []
@@ -314,7 +305,7 @@ class SignalListImport:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}")
         model = RECORDS[kind]
-        rows = _csv_records(text, kind) if fmt == "csv" else _jsonl_records(text)
+        rows = _csv_records(text, kind) if fmt == "csv" else jsonl_records(text)
         accepted: list[tuple[ListRecord, str | None]] = []
         rejected: list[tuple[int, str]] = []
         for line, raw in rows:
