@@ -18,3 +18,12 @@ def test_openapi_covers_every_route_with_the_spec_error_body() -> None:
         assert operation["responses"]["400"]["content"]["application/json"]["schema"] == {
             "$ref": "#/components/schemas/ErrorBody"
         }
+
+
+def test_the_openapi_document_is_valid_openapi() -> None:
+    import json
+
+    from openapi_spec_validator import validate
+
+    # A client generated from the document must be able to read it: it validates as OpenAPI.
+    validate(json.loads(OPENAPI_PATH.read_text()))

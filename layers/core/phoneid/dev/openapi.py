@@ -99,7 +99,9 @@ def render() -> str:
 
 
 def _plain(value: Any) -> Any:
-    """Enums (parameter locations) as their values."""
+    """Framework models (security schemes) as their JSON; enums (parameter locations) as their values."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
     return getattr(value, "value", str(value))
 
 
