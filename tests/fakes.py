@@ -339,3 +339,55 @@ class InMemoryEnrollmentStore:
         active = [replace(e, pii=None) for e in self.items.values() if e.active]
         for index in range(0, len(active), page_size):
             yield active[index : index + page_size]
+
+
+# --- change-event webhooks ----------------------------------------------------------------------
+
+from phoneid.domain.monitor import MonitorState  # noqa: E402 - this section is appended
+
+
+class InMemoryMonitorStates:
+    """Monitor states on the identities of ``enrollments``: saved only while the identity is active."""
+
+    def __init__(self, enrollments: InMemoryEnrollmentStore) -> None:
+        self.enrollments = enrollments
+        self.items: dict[tuple[str, str], MonitorState] = {}
+
+    def monitor_state(self, client_id: str, service_id: str) -> MonitorState | None:
+        return self.items.get((client_id, service_id))
+
+    def save_monitor_state(self, client_id: str, service_id: str, state: MonitorState) -> bool:
+        found = self.enrollments.get(client_id, service_id)
+        if found is None or not found.active:
+            return False
+        self.items[(client_id, service_id)] = state
+        return True
+
+
+class InMemoryWebhookQueue:
+    """Queued events, and the retries asked for: (receipt, seconds)."""
+
+    def __init__(self) -> None:
+        self.sent: list[ChangeEvent] = []
+        self.retries: list[tuple[str, int]] = []
+
+    def send(self, event: ChangeEvent) -> None:
+        self.sent.append(event)
+
+    def retry_later(self, receipt: str, seconds: int) -> None:
+        self.retries.append((receipt, seconds))
+
+
+class RecordingWebhookSender:
+    """Answers ``status`` (or raises ``failure``) and keeps every POST: (url, body, headers)."""
+
+    def __init__(self, status: int = 200, failure: Exception | None = None) -> None:
+        self.status = status
+        self.failure = failure
+        self.posts: list[tuple[str, bytes, dict[str, str]]] = []
+
+    def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> int:
+        self.posts.append((url, body, dict(headers)))
+        if self.failure is not None:
+            raise self.failure
+        return self.status

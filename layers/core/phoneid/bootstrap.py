@@ -19,15 +19,20 @@ if TYPE_CHECKING:
         DeviceStatusSource,
         EnrollmentStore,
         KycMatchSource,
+        MonitorStateStore,
         NumberRecyclingSource,
         SimSwapSource,
         TenureSource,
+        WebhookQueue,
+        WebhookSender,
     )
     from phoneid.services.identity_manager import IdentityManager
+    from phoneid.services.monitor import ChangeMonitor
     from phoneid.services.policies import PolicyBook
     from phoneid.services.signal_lists import SignalListImport
     from phoneid.services.signals import Gatherer
     from phoneid.services.verify import VerifyService
+    from phoneid.services.webhooks import WebhookDelivery
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.tokens import Audience
 from phoneid.ports import (
@@ -355,7 +360,9 @@ class Container:
 
     @cached_property
     def client_admin(self) -> ClientAdmin:
-        return ClientAdmin(self.clients, self.clock, self.settings.tier, self.settings.region)
+        return ClientAdmin(
+            self.clients, self.clock, self.settings.tier, self.settings.region, cipher=self.cipher
+        )
 
     @cached_property
     def identity_import(self) -> IdentityImport:
@@ -453,6 +460,65 @@ class Container:
             policies=self.policies,
             identity_manager=self.identity_manager,
             mac=self.code_mac,
+        )
+
+    # --- change-event webhooks ----------------------------------------------------------------
+
+    @cached_property
+    def sqs(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("sqs")
+
+    @cached_property
+    def webhook_queue(self) -> WebhookQueue:
+        from phoneid.adapters.sqs import SqsWebhookQueue
+
+        return SqsWebhookQueue(self.sqs, self.settings.webhook_queue_url)
+
+    @cached_property
+    def webhook_sender(self) -> WebhookSender:
+        from phoneid.adapters.webhook_http import UrllibWebhookSender
+
+        return UrllibWebhookSender()
+
+    @cached_property
+    def monitor_states(self) -> MonitorStateStore:
+        """Kept on the identities themselves, by the enrollment store."""
+        from phoneid.adapters.dynamodb.enrollments import DynamoEnrollmentStore
+
+        return DynamoEnrollmentStore(self.dynamodb, self.settings.enrollments_table, self.cipher)
+
+    @cached_property
+    def monitor(self) -> ChangeMonitor:
+        """Sandbox stacks have no carrier ports: the monitor asks the lists and the numbering plan."""
+        from phoneid.services.monitor import ChangeMonitor, MonitorSources
+
+        return ChangeMonitor(
+            enrollments=self.enrollment_store,
+            states=self.monitor_states,
+            sources=MonitorSources(
+                lists=self.signal_lists,
+                sim_swap=self.sim_swap,
+                recycling=self.number_recycling,
+                device_status=self.device_status,
+            ),
+            change_events=self.change_events,
+            queue=self.webhook_queue,
+            clients=self.clients,
+            clock=self.clock,
+        )
+
+    @cached_property
+    def webhook_delivery(self) -> WebhookDelivery:
+        from phoneid.services.webhooks import WebhookDelivery
+
+        return WebhookDelivery(
+            clients=self.clients,
+            cipher=self.cipher,
+            sender=self.webhook_sender,
+            queue=self.webhook_queue,
+            clock=self.clock,
         )
 
 

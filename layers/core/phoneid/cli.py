@@ -7,6 +7,8 @@
   phoneid sandbox users                list the Sandbox test users
   phoneid policy show|check            the fraud policy: print it, validate a client's own
   phoneid clients update ID --policy F give a client its own fraud policy
+  phoneid clients update ID --webhook U register a client's change-event webhook (prints its secret)
+  phoneid webhooks failed|redrive      change events whose deliveries failed: list, send again
 
 Operator commands act on the stack named by --stack (a deployed CloudFormation stack), on the
 running local stack with --local, or else on the environment's settings (PHONEID_TIER, tables, ...).
@@ -56,8 +58,11 @@ def _deployed_environment(stack_name: str) -> dict[str, str]:
             resolver.physical_ids[resource["LogicalResourceId"]] = resource["PhysicalResourceId"]
     names = {"PHONEID_TIER", "PHONEID_REGION", "CLIENTS_TABLE", "IDENTITIES_TABLE", "PII_KEY_ID"}
     names |= {"SIGNAL_LISTS_TABLE", "OTP_MAC_KEY_ID"}  # signals import keys SSNs by their MAC
-    function = next(iter(resolver.template.functions.values()))
-    return {k: resolver.resolve(v) for k, v in function.environment.items() if k in names}
+    names |= {"WEBHOOK_QUEUE_URL"}  # webhooks failed|redrive (only the webhook functions have it)
+    environment: dict[str, Any] = {}
+    for function in resolver.template.functions.values():
+        environment.update({k: v for k, v in function.environment.items() if k in names})
+    return {k: resolver.resolve(v) for k, v in environment.items()}
 
 
 def _print(data: Any, as_json: bool, lines: Sequence[str]) -> None:
@@ -125,12 +130,14 @@ def _clients_list(args: argparse.Namespace) -> int:
             "flags": sorted(f.value for f in c.flags),
             "enabled": c.enabled,
             "created_at": c.created_at.isoformat(),
+            "webhook": c.webhook.url if c.webhook else None,  # never its secret
         }
         for c in clients
     ]
     lines = [
         f"{c['client_id']}  {c['tier']}/{c['region']}  {c['solution']}  countries={','.join(c['countries'])}"
         f"  flags={','.join(c['flags']) or '-'}  {c['name']}"
+        + (f"  webhook={c['webhook']}" if c["webhook"] else "")
         for c in data
     ]
     _print(data, args.json, lines or ["no clients"])
@@ -172,6 +179,8 @@ def _clients_update(args: argparse.Namespace) -> int:
     from phoneid.services.clients import InvalidClientSpec
 
     _target(args)
+    if args.webhook is not None or args.no_webhook:
+        return _clients_webhook(args)
     try:
         policy = _read_policy(args.policy) if args.policy else None
         client = container().client_admin.update(
@@ -182,6 +191,134 @@ def _clients_update(args: argparse.Namespace) -> int:
         return 2
     version = client.policy.get("version") if client.policy else None
     print(f"{client.client_id}: policy {'version ' + str(version) if version else 'default'}")
+    return 0
+
+
+def _clients_webhook(args: argparse.Namespace) -> int:
+    """Register a webhook (a new secret, printed once) or remove it."""
+    from phoneid.bootstrap import container
+    from phoneid.services.clients import InvalidClientSpec
+
+    admin = container().client_admin
+    try:
+        if args.no_webhook:
+            client = admin.remove_webhook(args.client_id)
+            _print(
+                {"client_id": client.client_id, "webhook": None},
+                args.json,
+                [f"{client.client_id}: no webhook (change events are still recorded)"],
+            )
+            return 0
+        registered = admin.set_webhook(args.client_id, args.webhook)
+    except InvalidClientSpec as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    webhook = registered.client.webhook
+    assert webhook is not None
+    data = {"client_id": args.client_id, "webhook": webhook.url, "webhook_secret": registered.secret}
+    _print(
+        data,
+        args.json,
+        [f"{k}: {v}" for k, v in data.items()]
+        + ["(the secret is shown only now; verify PhoneID-Signature with it: docs/webhooks.md)"],
+    )
+    return 0
+
+
+def _webhook_queues(args: argparse.Namespace) -> tuple[Any, str, str]:
+    """SQS, the webhook queue and its dead-letter queue (the one the queue's redrive policy names)."""
+    from phoneid.bootstrap import container
+
+    _target(args)
+    services = container()
+    queue = services.settings.webhook_queue_url
+    if not queue:
+        raise ValueError("no webhook queue here: name the stack with --local or --stack")
+    sqs = services.sqs
+    attributes = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["RedrivePolicy"])["Attributes"]
+    target = json.loads(attributes["RedrivePolicy"])["deadLetterTargetArn"]
+    account, name = target.split(":")[4], target.split(":")[5]
+    dead = sqs.get_queue_url(QueueName=name, QueueOwnerAWSAccountId=account)["QueueUrl"]
+    return sqs, queue, dead
+
+
+def _dead_letters(sqs: Any, queue: str, hold_seconds: int) -> list[dict[str, Any]]:
+    """Every message of ``queue``, each received once and hidden for ``hold_seconds`` meanwhile."""
+    messages: dict[str, dict[str, Any]] = {}
+    while True:
+        batch = sqs.receive_message(
+            QueueUrl=queue,
+            MaxNumberOfMessages=10,
+            VisibilityTimeout=hold_seconds,
+            WaitTimeSeconds=0,
+            MessageSystemAttributeNames=["All"],
+        ).get("Messages", [])
+        if not batch:
+            return list(messages.values())
+        messages.update({message["MessageId"]: message for message in batch})
+
+
+def _webhooks_failed(args: argparse.Namespace) -> int:
+    """The dead-letter queue's events, left in place (each listing counts as one receive)."""
+    from datetime import UTC, datetime
+
+    from phoneid.domain.phone import mask
+    from phoneid.domain.webhooks import MalformedMessage, from_message
+
+    try:
+        sqs, _, dead = _webhook_queues(args)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    messages = _dead_letters(sqs, dead, hold_seconds=30)
+    for message in messages:  # visible again at once: listing removes nothing
+        sqs.change_message_visibility(
+            QueueUrl=dead, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+        )
+    data: list[dict[str, Any]] = []
+    for message in messages:
+        attributes = message.get("Attributes", {})
+        sent = int(attributes.get("SentTimestamp", 0)) / 1000
+        row: dict[str, Any] = {
+            "messageId": message["MessageId"],
+            "receives": int(attributes.get("ApproximateReceiveCount", 0)),
+            "queuedAt": datetime.fromtimestamp(sent, UTC).isoformat(timespec="seconds"),
+        }
+        try:
+            event = from_message(message["Body"])
+        except MalformedMessage:
+            row |= {"eventId": None, "eventType": None, "phoneNumber": None, "clientId": None}
+        else:
+            row |= {
+                "eventId": event.event_id,
+                "eventType": event.kind.value,
+                "phoneNumber": mask(event.phone_number),
+                "clientId": event.client_id,
+            }
+        data.append(row)
+    lines = [
+        f"{r['eventId'] or '(malformed) ' + r['messageId']}  {r['eventType'] or '-'}"
+        f"  {r['phoneNumber'] or '-'}  client={r['clientId'] or '-'}  receives={r['receives']}"
+        f"  queued {r['queuedAt']}"
+        for r in data
+    ]
+    _print(data, args.json, lines or ["no failed change events"])
+    return 0
+
+
+def _webhooks_redrive(args: argparse.Namespace) -> int:
+    """Every dead-lettered event back to the webhook queue, with its event id unchanged."""
+    try:
+        sqs, queue, dead = _webhook_queues(args)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    moved = 0
+    for message in _dead_letters(sqs, dead, hold_seconds=120):
+        sqs.send_message(QueueUrl=queue, MessageBody=message["Body"])
+        sqs.delete_message(QueueUrl=dead, ReceiptHandle=message["ReceiptHandle"])
+        moved += 1
+    _print({"redriven": moved}, args.json, [f"{moved} change event(s) sent back to the webhook queue"])
     return 0
 
 
@@ -380,11 +517,17 @@ def parser() -> argparse.ArgumentParser:
         targeted(toggle)
         toggle.set_defaults(run=_clients_enable)
 
-    update = clients.add_parser("update", help="change a client's fraud policy")
+    update = clients.add_parser("update", help="change a client's fraud policy or webhook (one at a time)")
     update.add_argument("client_id")
     chosen = update.add_mutually_exclusive_group(required=True)
     chosen.add_argument("--policy", help="a policy file (YAML or JSON, the shape of `phoneid policy show`)")
     chosen.add_argument("--default-policy", action="store_true", help="back to the stack's default policy")
+    chosen.add_argument(
+        "--webhook",
+        metavar="URL",
+        help="where change events are POSTed (https; http for loopback); prints a new signing secret once",
+    )
+    chosen.add_argument("--no-webhook", action="store_true", help="stop change-event deliveries")
     targeted(update)
     update.set_defaults(run=_clients_update)
 
@@ -429,6 +572,18 @@ def parser() -> argparse.ArgumentParser:
     kinds = signals.add_parser("kinds", help="each kind of list and the fields of its records")
     kinds.add_argument("--json", action="store_true")
     kinds.set_defaults(run=_signals_kinds)
+
+    webhooks = commands.add_parser("webhooks", help="change-event webhooks").add_subparsers(
+        dest="action", required=True
+    )
+    failed = webhooks.add_parser(
+        "failed", help="list the change events whose deliveries failed (the dead-letter queue), keeping them"
+    )
+    targeted(failed)
+    failed.set_defaults(run=_webhooks_failed)
+    redrive = webhooks.add_parser("redrive", help="send the failed change events to their webhooks again")
+    targeted(redrive)
+    redrive.set_defaults(run=_webhooks_redrive)
 
     sandbox = commands.add_parser("sandbox", help="Sandbox tier").add_subparsers(dest="action", required=True)
     users = sandbox.add_parser("users", help="list the Sandbox test users")

@@ -52,6 +52,8 @@ class Settings(BaseModel):
     camara_credentials_secret: str = Field(default="", alias="CAMARA_CREDENTIALS_SECRET")
     # {apiRoot} of the operator's CAMARA network APIs (SIM Swap, KYC, ...); empty: no carrier signals.
     camara_network_api_url: str = Field(default="", alias="CAMARA_NETWORK_API_URL")
+    # The queue of change events for the clients' webhooks (the monitor and delivery functions only).
+    webhook_queue_url: str = Field(default="", alias="WEBHOOK_QUEUE_URL")
 
     @property
     def mobile_auth_configured(self) -> bool:

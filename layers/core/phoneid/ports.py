@@ -280,3 +280,36 @@ class EnrollmentStore(NumberHistorySource, Protocol):
     def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
         """Every active identity of every client, a page at a time (the change monitor's walk)."""
         ...
+
+
+# --- change-event webhooks ------------------------------------------------------------------------
+
+from phoneid.domain.monitor import MonitorState  # noqa: E402 - this section is appended to the ports
+
+
+class MonitorStateStore(Protocol):
+    """What the change monitor last saw of each identity, kept on the identity (and dropped with it)."""
+
+    def monitor_state(self, client_id: str, service_id: str) -> MonitorState | None: ...
+
+    def save_monitor_state(self, client_id: str, service_id: str, state: MonitorState) -> bool:
+        """Save ``state`` on the identity while it is active; False (nothing written) otherwise."""
+        ...
+
+
+class WebhookQueue(Protocol):
+    """Change events waiting for delivery to their client's webhook (SQS)."""
+
+    def send(self, event: ChangeEvent) -> None: ...
+
+    def retry_later(self, receipt: str, seconds: int) -> None:
+        """Keep the received message ``receipt`` hidden for ``seconds`` before it is tried again."""
+        ...
+
+
+class WebhookSender(Protocol):
+    """POSTs one delivery to a receiver."""
+
+    def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> int:
+        """The receiver's HTTP status; ``WebhookUnreachable`` when there is none (network, timeout)."""
+        ...

@@ -28,6 +28,7 @@ from phoneid.dev.operator import FakeOperator
 from phoneid.dev.outbox import Outbox
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import ROOT
+from phoneid.dev.triggers import Polled, function_context, pollers, scheduled_functions, scheduler_event
 
 # Where a running stack tells other processes (the CLI with --local) how to reach it.
 STATE_FILE = Path(os.environ.get("PHONEID_DEV_STATE", ROOT / ".phoneid" / "dev.json"))
@@ -68,6 +69,9 @@ class DevStack:
         self.tier, self.region, self.base_url = tier, region, base_url
         self.gateway = LocalGateway(self.stack)
         self.outbox = Outbox()
+        # What Lambda's SQS event source mappings and EventBridge Scheduler do in AWS.
+        self.queue_pollers = pollers(self.stack)
+        self.scheduled = scheduled_functions(self.stack.template)
 
     def _start_operator(self) -> dict[str, str]:
         """Production Mobile Auth and carrier signals against a fake CAMARA operator.
@@ -106,6 +110,33 @@ class DevStack:
         if with_public_key:
             credentials["public_api_key"] = created.client.public_api_key
         return credentials
+
+    def run_monitor(self) -> dict[str, Any]:
+        """One change-monitor pass now, by the scheduled handler itself; then its events are delivered."""
+        if not self.scheduled:
+            raise ValueError("the template schedules no function")
+        function = self.scheduled[0]
+        report: dict[str, Any] = self.stack.invoke(
+            function, scheduler_event(), function_context(self.stack.template, function)
+        )
+        self.deliver_queued()
+        return report
+
+    def deliver_queued(self) -> Polled:
+        """Feed the queues' visible messages to their functions until none is left."""
+        received = failed = 0
+        for poller in self.queue_pollers:
+            polled = poller.drain()
+            received, failed = received + polled.received, failed + polled.failed
+        if received:
+            _log(f"WEBHOOK {received} event(s): {received - failed} settled, {failed} to retry")
+        return Polled(received, failed)
+
+    def retry_webhooks(self) -> int:
+        """Every failed delivery's message visible again now (no waiting out the backoff), then fed."""
+        released = sum(poller.release() for poller in self.queue_pollers)
+        self.deliver_queued()
+        return released
 
     def stop(self) -> None:
         if self.operator is not None:
@@ -164,6 +195,20 @@ def build_app(dev: DevStack) -> Any:
         except (ValueError, TypeError) as error:
             return JSONResponse({"message": f"invalid script: {error}"}, status_code=400)
         return Response(status_code=204)
+
+    async def local_monitor(request: Request) -> Response:
+        """One change-monitor pass now (the real handler); answers its report {identities, events, ...}."""
+        try:
+            report = await run_in_threadpool(dev.run_monitor)
+        except ValueError as error:
+            return JSONResponse({"message": str(error)}, status_code=400)
+        _log(f"MONITOR {report.get('identities')} identities, {report.get('events')} events")
+        return JSONResponse(report)
+
+    async def local_webhooks_retry(request: Request) -> Response:
+        """Retry every failed delivery now instead of after its backoff (moto's SQS runs on real time)."""
+        released = await run_in_threadpool(dev.retry_webhooks)
+        return JSONResponse({"retried": released})
 
     async def websocket_api(websocket: WebSocket) -> None:
         """The WebSocket API: $connect decides, then the connection waits for pushes."""
@@ -236,11 +281,22 @@ def build_app(dev: DevStack) -> Any:
                 _log(f"SMS to {message['to']}: {message['text']}")
             await asyncio.sleep(0.2)
 
+    async def poll_queues() -> None:
+        """Like Lambda's SQS event source mapping: messages are delivered once they are visible."""
+        while True:
+            try:
+                await run_in_threadpool(dev.deliver_queued)
+            except Exception as error:  # keep polling; the next round may succeed
+                _log(f"WEBHOOK queue poll failed: {type(error).__name__}")
+            await asyncio.sleep(1.0)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         watcher = asyncio.create_task(watch_outbox())
+        queues = asyncio.create_task(poll_queues())
         yield
         watcher.cancel()
+        queues.cancel()
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     return Starlette(
@@ -250,6 +306,8 @@ def build_app(dev: DevStack) -> Any:
             Route("/_local/outbox", local_outbox, methods=["GET"]),
             Route("/_local/clock", local_clock, methods=["POST"]),
             Route("/_local/operator", local_operator, methods=["POST", "DELETE"]),
+            Route("/_local/monitor", local_monitor, methods=["POST"]),
+            Route("/_local/webhooks/retry", local_webhooks_retry, methods=["POST"]),
             WebSocketRoute("/_ws", websocket_api),
             Route("/_ws-management/@connections/{connection_id}", websocket_management, methods=["POST"]),
             Mount("/sdk", app=StaticFiles(directory=WEB_CLIENT, check_dir=False), name="sdk"),
@@ -287,6 +345,7 @@ def serve(*, host: str, port: int, tier: str, region: str) -> None:
         f"  API            {base_url}   (token: POST {base_url}/token)\n"
         f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
         f"  SMS outbox     {base_url}/_local/outbox   (also printed below)\n"
+        f"  webhooks       POST {base_url}/_local/monitor   (a change-monitor pass now; docs/webhooks.md)\n"
         f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
         f"  client_id      {client['client_id']}\n"
         f"  client_secret  {client['client_secret']}\n"

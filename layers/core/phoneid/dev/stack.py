@@ -67,6 +67,7 @@ class LocalStack:
         for logical_id, props in self.template.of_type("AWS::ApiGatewayV2::Api").items():
             created = apis.create_api(Name=f"{self.name}-{logical_id}", ProtocolType=props["ProtocolType"])
             self.physical_ids[logical_id] = created["ApiId"]
+        self._provision_queues()
         kms = boto3.client("kms")
         for logical_id, props in self.template.of_type("AWS::KMS::Key").items():
             metadata = kms.create_key(
@@ -77,6 +78,42 @@ class LocalStack:
             self.physical_ids[logical_id] = metadata["KeyId"]
             self.attributes[(logical_id, "Arn")] = metadata["Arn"]
         return self
+
+    def _provision_queues(self) -> None:
+        """SQS queues, then their redrive policies (a dead-letter queue must exist first).
+
+        Nothing here runs what feeds or drains them in AWS (schedules, event source mappings): the
+        local stack and the tests drive those (``phoneid.dev.triggers``)."""
+        import json
+
+        sqs: Any = boto3.client("sqs")
+        queues = self.template.of_type("AWS::SQS::Queue")
+        copied = (
+            "VisibilityTimeout",
+            "MessageRetentionPeriod",
+            "DelaySeconds",
+            "ReceiveMessageWaitTimeSeconds",
+        )
+        for logical_id, props in queues.items():
+            name = f"{self.name}-{logical_id}"
+            url = sqs.create_queue(
+                QueueName=name, Attributes={k: str(props[k]) for k in copied if k in props}
+            )["QueueUrl"]
+            self.physical_ids[logical_id] = url
+            self.attributes[(logical_id, "QueueName")] = name
+            self.attributes[(logical_id, "QueueUrl")] = url
+            self.attributes[(logical_id, "Arn")] = sqs.get_queue_attributes(
+                QueueUrl=url, AttributeNames=["QueueArn"]
+            )["Attributes"]["QueueArn"]
+        for logical_id, props in queues.items():
+            if redrive := props.get("RedrivePolicy"):
+                policy = {
+                    "deadLetterTargetArn": self.resolve(redrive["deadLetterTargetArn"]),
+                    "maxReceiveCount": int(redrive["maxReceiveCount"]),
+                }
+                sqs.set_queue_attributes(
+                    QueueUrl=self.physical_ids[logical_id], Attributes={"RedrivePolicy": json.dumps(policy)}
+                )
 
     # --- intrinsic functions -----------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from phoneid.domain.phone import Region
+from phoneid.domain.webhooks import Webhook
 
 Tier = Literal["sandbox", "production"]
 
@@ -51,6 +52,8 @@ class Client:
     public_api_key: str = ""
     # The client's own fraud policy document (validated when set); None: the stack's default.
     policy: Mapping[str, Any] | None = None
+    # Where change events of its enrolled identities are POSTed; None: no deliveries.
+    webhook: Webhook | None = None
 
     def as_caller(self) -> Caller:
         return Caller(

@@ -11,7 +11,8 @@ from phoneid.domain.clients import ALL_COUNTRIES, DEFAULT_FLAGS, Client, Flag, S
 from phoneid.domain.credentials import hash_secret, new_client_id, new_client_secret
 from phoneid.domain.phone import EUROPE, Region
 from phoneid.domain.policy import parse_policy
-from phoneid.ports import ClientStore, Clock
+from phoneid.domain.webhooks import InvalidWebhookUrl, Webhook, check_url, new_secret, secret_context
+from phoneid.ports import ClientStore, Clock, PiiCipher
 
 
 @dataclass(frozen=True)
@@ -24,12 +25,27 @@ class InvalidClientSpec(ValueError):
     pass
 
 
+@dataclass(frozen=True)
+class RegisteredWebhook:
+    client: Client
+    secret: str  # shown once; stored only sealed by KMS
+
+
 class ClientAdmin:
-    def __init__(self, clients: ClientStore, clock: Clock, tier: Tier, region: Region) -> None:
+    def __init__(
+        self,
+        clients: ClientStore,
+        clock: Clock,
+        tier: Tier,
+        region: Region,
+        *,
+        cipher: PiiCipher | None = None,
+    ) -> None:
         self._clients = clients
         self._clock = clock
         self._tier = tier
         self._region = region
+        self._cipher = cipher  # seals webhook secrets
 
     def create(
         self,
@@ -89,6 +105,35 @@ class ClientAdmin:
             updated = replace(client, policy=dict(policy))
         else:
             return client
+        self._clients.put(updated)
+        return updated
+
+    def set_webhook(self, client_id: str, url: str) -> RegisteredWebhook:
+        """Register (or replace) the client's webhook with a new signing secret, returned once.
+
+        The secret must sign every delivery later, so it cannot be hashed: it is sealed by the PII
+        key with the context {clientId, use: webhook}. Registering again replaces URL and secret."""
+        client = self._clients.get(client_id)
+        if client is None:
+            raise InvalidClientSpec(f"no client {client_id}")
+        if self._cipher is None:
+            raise InvalidClientSpec("this stack cannot seal webhook secrets (no PII key)")
+        try:
+            checked = check_url(url)
+        except InvalidWebhookUrl as error:
+            raise InvalidClientSpec(str(error)) from None
+        secret = new_secret()
+        sealed = self._cipher.encrypt(secret.encode(), secret_context(client_id))
+        updated = replace(client, webhook=Webhook(url=checked, secret_sealed=sealed))
+        self._clients.put(updated)
+        return RegisteredWebhook(client=updated, secret=secret)
+
+    def remove_webhook(self, client_id: str) -> Client:
+        """No more deliveries to the client (its change events are still recorded)."""
+        client = self._clients.get(client_id)
+        if client is None:
+            raise InvalidClientSpec(f"no client {client_id}")
+        updated = replace(client, webhook=None)
         self._clients.put(updated)
         return updated
 

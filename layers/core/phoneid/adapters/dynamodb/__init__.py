@@ -20,6 +20,7 @@ from phoneid.domain.identity import Address, Business, Identity
 from phoneid.domain.possession import Method, MobileAuth, PossessionState
 from phoneid.domain.possession import Status as PossessionStatus
 from phoneid.domain.session import Challenge, Session, Socket, TransitionRejected, Unify
+from phoneid.domain.webhooks import Webhook
 from phoneid.ports import PiiCipher
 
 _item, _plain, _ms, _from_ms, _TTL_GRACE_SECONDS = to_item, plain, ms, from_ms, TTL_GRACE_SECONDS
@@ -368,6 +369,8 @@ class DynamoClientStore:
             "enabled": client.enabled,
             "publicApiKey": client.public_api_key,
             "policy": json.dumps(client.policy, separators=(",", ":")) if client.policy else None,
+            "webhookUrl": client.webhook.url if client.webhook else None,
+            "webhookSecret": client.webhook.secret_sealed if client.webhook else None,  # sealed by KMS
         }
         with provider_errors("client write"):
             self._db.put_item(TableName=self._table, Item=_item(values))
@@ -387,6 +390,9 @@ class DynamoClientStore:
             enabled=bool(values.get("enabled", True)),
             public_api_key=values.get("publicApiKey", ""),
             policy=json.loads(values["policy"]) if values.get("policy") else None,
+            webhook=Webhook(url=values["webhookUrl"], secret_sealed=bytes(values["webhookSecret"]))
+            if values.get("webhookUrl") and values.get("webhookSecret")
+            else None,
         )
 
     def get(self, client_id: str) -> Client | None:

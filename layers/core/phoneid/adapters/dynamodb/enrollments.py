@@ -38,6 +38,7 @@ from phoneid.domain.enrollment import (
     is_service_id,
 )
 from phoneid.domain.errors import InternalError, MalformedRequest
+from phoneid.domain.monitor import MonitorState
 from phoneid.domain.signals import NumberHistory
 from phoneid.ports import PiiCipher
 
@@ -285,6 +286,45 @@ class DynamoEnrollmentStore:
                 return
             request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
+    # --- the change monitor's state (attribute ``monitorState``; removed on disenroll) -----------
+
+    def monitor_state(self, client_id: str, service_id: str) -> MonitorState | None:
+        with provider_errors("monitor state read"):
+            response = self._db.get_item(
+                TableName=self._table,
+                Key=_key(f"{client_id}#{service_id}"),
+                ProjectionExpression="monitorState",
+            )
+        stored = plain(response.get("Item") or {}).get("monitorState")
+        if not stored:
+            return None
+        decoded = json.loads(stored)
+        return MonitorState(facts=decoded.get("facts", {}), checked_at=from_ms(decoded["checkedAtMs"]))
+
+    def save_monitor_state(self, client_id: str, service_id: str, state: MonitorState) -> bool:
+        assert state.checked_at is not None
+        text = json.dumps({"facts": dict(state.facts), "checkedAtMs": ms(state.checked_at)})
+        try:
+            with provider_errors("monitor state write", condition_failed=_Conflict):
+                self._db.update_item(
+                    TableName=self._table,
+                    Key=_key(f"{client_id}#{service_id}"),
+                    UpdateExpression="SET monitorState = :state",
+                    ConditionExpression="kind = :identity AND clientId = :client AND #status = :active",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues=to_item(
+                        {
+                            ":state": text,
+                            ":identity": _IDENTITY,
+                            ":client": client_id,
+                            ":active": Status.ACTIVE.value,
+                        }
+                    ),
+                )
+        except _Conflict:
+            return False  # deactivated or disenrolled meanwhile
+        return True
+
     # --- writes ------------------------------------------------------------------------------
 
     def _transact(self, items: list[dict[str, Any]], what: str) -> None:
@@ -399,7 +439,8 @@ class DynamoEnrollmentStore:
                     "Key": _key(pk),
                     "UpdateExpression": (
                         "SET #status = :disenrolled, updatedAtMs = :now, #ttl = :ttl REMOVE "
-                        "pii, phoneNumber, phoneKey, country, clientCustomerId, createdSk, #place"
+                        "pii, phoneNumber, phoneKey, country, clientCustomerId, createdSk, #place, "
+                        "monitorState"
                     ),
                     # Unchanged since read: still held, and holding the place read (or none).
                     "ConditionExpression": "#status <> :disenrolled AND "

@@ -1,0 +1,271 @@
+"""The change monitor: one pass over every active enrolled identity, asking the signal sources again.
+
+Each identity's number is observed through the same ports the fraud policy uses (SIM swap, number
+recycling, device reachability and roaming from the carrier; port events and line types from the
+operator's lists, else the numbering plan) and compared with what the previous pass saw (rules:
+``phoneid.domain.monitor``). Every change becomes a :class:`ChangeEvent` with a random id, recorded in
+the change-event log (the fraud policy reads it) and, when the client has a webhook, queued for
+delivery; the identity's state is saved only after that, so a failure before it finds the change
+again on the next pass.
+
+US numbers only (as Prove's Identity Manager); inactive and disenrolled identities are not walked.
+A source that fails is skipped for that identity: a failure never raises an event. In Sandbox stacks
+the carrier ports are None and only the lists and the numbering plan are asked.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from aws_lambda_powertools import Logger
+
+from phoneid.domain import lists
+from phoneid.domain.enrollment import Enrollment
+from phoneid.domain.monitor import Fact, compare, needs_baseline
+from phoneid.domain.phone import mask
+from phoneid.domain.signals import ChangeEvent, ChangeKind, ListKind
+from phoneid.domain.webhooks import DESCRIPTIONS
+from phoneid.ports import (
+    ChangeEventLog,
+    ClientStore,
+    Clock,
+    DeviceStatusSource,
+    EnrollmentStore,
+    MonitorStateStore,
+    NumberRecyclingSource,
+    SignalLists,
+    SimSwapSource,
+    WebhookQueue,
+)
+
+logger = Logger(child=True)
+
+MONITORED_COUNTRIES: Final = frozenset({"US"})
+# A pass stops starting identities when less than this is left of its invocation (seconds): one
+# identity asks at most six sources, each bounded by its adapter's socket timeout.
+TIME_MARGIN_SECONDS: Final = 30.0
+
+
+@dataclass
+class MonitorSources:
+    """The ports the monitor asks; a carrier port is None when the stack has no operator."""
+
+    lists: SignalLists
+    sim_swap: SimSwapSource | None = None
+    recycling: NumberRecyclingSource | None = None
+    device_status: DeviceStatusSource | None = None
+
+
+@dataclass(frozen=True)
+class PassReport:
+    identities: int  # identities checked
+    events: int  # change events found
+    queued: int  # of those, queued for a webhook
+    skipped: int  # active identities not monitored (not US) or not checked (failed, out of time)
+    complete: bool  # False: the pass ran out of time before the last identity
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "identities": self.identities,
+            "events": self.events,
+            "queued": self.queued,
+            "skipped": self.skipped,
+            "complete": self.complete,
+        }
+
+
+@dataclass
+class _Pass:
+    """One pass: its time, the clients' webhooks (read once) and the events already logged."""
+
+    now: datetime
+    clients: ClientStore
+    time_left: Callable[[], float] | None
+    _webhooks: dict[str, bool] = field(default_factory=dict)
+    _logged: set[tuple[str, str, ChangeKind, datetime]] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def has_webhook(self, client_id: str) -> bool:
+        with self._lock:
+            if client_id not in self._webhooks:
+                client = self.clients.get(client_id)
+                self._webhooks[client_id] = bool(client and client.webhook and client.enabled)
+            return self._webhooks[client_id]
+
+    def first_of(self, events: list[ChangeEvent]) -> list[ChangeEvent]:
+        """The events no other identity of the same client and number logged in this pass: one
+        change of a number counts once for the fraud policy, however many identities it has."""
+        fresh = []
+        with self._lock:
+            for event in events:
+                key = (event.client_id, event.phone_number, event.kind, event.occurred_at)
+                if key not in self._logged:
+                    self._logged.add(key)
+                    fresh.append(event)
+        return fresh
+
+    def out_of_time(self) -> bool:
+        return self.time_left is not None and self.time_left() < TIME_MARGIN_SECONDS
+
+
+def _iso(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).isoformat()
+
+
+class ChangeMonitor:
+    def __init__(
+        self,
+        *,
+        enrollments: EnrollmentStore,
+        states: MonitorStateStore,
+        sources: MonitorSources,
+        change_events: ChangeEventLog,
+        queue: WebhookQueue,
+        clients: ClientStore,
+        clock: Clock,
+        workers: int = 8,
+        page_size: int = 100,
+    ) -> None:
+        self._enrollments = enrollments
+        self._states = states
+        self._sources = sources
+        self._change_events = change_events
+        self._queue = queue
+        self._clients = clients
+        self._clock = clock
+        self._workers = workers
+        self._page_size = page_size
+
+    def run(self, time_left: Callable[[], float] | None = None) -> PassReport:
+        """One pass; ``time_left`` (seconds left of the invocation) lets it stop in time."""
+        walk = _Pass(now=self._clock.now(), clients=self._clients, time_left=time_left)
+        checked = events = queued = skipped = 0
+        complete = True
+        with concurrent.futures.ThreadPoolExecutor(self._workers, thread_name_prefix="monitor") as pool:
+            for page in self._enrollments.active_pages(self._page_size):
+                monitored = [e for e in page if e.country in MONITORED_COUNTRIES]
+                skipped += len(page) - len(monitored)
+                for outcome in pool.map(lambda e: self._check(e, walk), monitored):
+                    if outcome is None:
+                        skipped += 1
+                        continue
+                    checked += 1
+                    events += outcome[0]
+                    queued += outcome[1]
+                if walk.out_of_time():
+                    complete = False
+                    break
+        report = PassReport(checked, events, queued, skipped, complete and not walk.out_of_time())
+        log = logger.info if report.complete else logger.warning
+        log("monitor pass", extra=report.as_dict())
+        return report
+
+    # --- one identity --------------------------------------------------------------------------
+
+    def _check(self, enrollment: Enrollment, walk: _Pass) -> tuple[int, int] | None:
+        """(events found, events queued), or None when the identity was not checked."""
+        if walk.out_of_time():
+            return None
+        where = {"serviceId": enrollment.service_id, "phone": mask(enrollment.phone_number)}
+        try:
+            state = self._states.monitor_state(enrollment.client_id, enrollment.service_id)
+            previous = None if needs_baseline(state, enrollment.updated_at) else state
+            observed = self._observe(enrollment)
+            changes, saved = compare(previous, observed, now=walk.now, home_country=enrollment.country)
+            found = [
+                ChangeEvent(
+                    event_id=str(uuid.uuid4()),
+                    kind=change.kind,
+                    phone_number=enrollment.phone_number,
+                    occurred_at=change.occurred_at,
+                    client_id=enrollment.client_id,
+                    service_id=enrollment.service_id,
+                    client_customer_id=enrollment.client_customer_id,
+                    description=change.description or DESCRIPTIONS[change.kind],
+                )
+                for change in changes
+            ]
+            if found:
+                self._change_events.append(walk.first_of(found))
+            queued = 0
+            if found and walk.has_webhook(enrollment.client_id):
+                for event in found:
+                    self._queue.send(event)
+                    queued += 1
+            self._states.save_monitor_state(enrollment.client_id, enrollment.service_id, saved)
+        except Exception as error:  # one identity's failure never stops the pass
+            logger.warning("monitor check failed", extra={**where, "error_type": type(error).__name__})
+            return None
+        for event in found:
+            logger.info(
+                "change event",
+                extra={
+                    **where,
+                    "eventId": event.event_id,
+                    "eventType": event.kind.value,
+                    "queued": queued > 0,
+                },
+            )
+        return len(found), queued
+
+    def _observe(self, enrollment: Enrollment) -> dict[Fact, Any]:
+        """The facts the sources could give; a failed source is logged and left out."""
+        phone = enrollment.phone_number
+        sources = self._sources
+        asks: list[tuple[str, Fact, Callable[[], Any]]] = [
+            ("port-events", Fact.PORT, lambda: self._ported_at(phone)),
+            ("line-type", Fact.LINE_TYPE, lambda: self._line_type(phone)),
+        ]
+        if sources.sim_swap is not None:
+            sim_swap = sources.sim_swap
+            asks.append(("sim-swap", Fact.SIM_CHANGE, lambda: _iso(sim_swap.latest_change(phone))))
+        if sources.recycling is not None:
+            recycling, since = sources.recycling, enrollment.created_at.date()
+            asks.append(("recycling", Fact.RECYCLED, lambda: recycling.recycled_since(phone, since)))
+        if sources.device_status is not None:
+            status = sources.device_status
+            asks.append(("reachability", Fact.REACHABLE, lambda: status.reachable(phone)))
+            asks.append(("roaming", Fact.ROAMING, lambda: status.roaming_country(phone)))
+        observed: dict[Fact, Any] = {}
+        for name, fact, ask in asks:
+            try:
+                value = ask()
+            except Exception as error:  # a failed source is skipped, never an event
+                logger.warning(
+                    "monitor source failed",
+                    extra={
+                        "source": name,
+                        "serviceId": enrollment.service_id,
+                        "error_type": type(error).__name__,
+                    },
+                )
+                continue
+            if value is not _UNKNOWN:
+                observed[fact] = value
+        return observed
+
+    def _ported_at(self, phone: str) -> str | None:
+        key = lists.phone_key(phone)
+        entry = self._sources.lists.lookup(ListKind.PORT_EVENTS, [key]).get(key)
+        if entry is None or not entry.values.get("portedAt"):
+            return None
+        return _iso(datetime.fromisoformat(str(entry.values["portedAt"])))
+
+    def _line_type(self, phone: str) -> Any:
+        key = lists.phone_key(phone)
+        entry = self._sources.lists.lookup(ListKind.LINE_TYPES, [key]).get(key)
+        registered = entry.values.get("lineType") if entry else None
+        line_type = registered or lists.number_line_type(phone)
+        return _UNKNOWN if line_type == "unknown" else str(line_type)
+
+
+_UNKNOWN: Final = object()  # a source that answered but knows nothing: not an observation
