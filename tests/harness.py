@@ -19,10 +19,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import boto3
 
 from phoneid import bootstrap
-from phoneid.dev.events import LambdaContext
 from phoneid.dev.gateway import HttpResponse, LocalGateway
 from phoneid.dev.outbox import sent_messages
 from phoneid.dev.stack import LocalStack
+from phoneid.dev.triggers import function_context
 from tests.fakes import FakeClock
 
 EVENTS = Path(__file__).resolve().parents[1] / "events"
@@ -149,8 +149,9 @@ class Api:
         return items
 
     def invoke(self, function: str, event: dict[str, Any]) -> dict[str, Any]:
-        """Call one handler directly with a proxy event, as Lambda would."""
-        result: dict[str, Any] = self.stack.invoke(function, event, LambdaContext(function_name=function))
+        """Call one handler directly with an event, as Lambda would (with the function's own timeout)."""
+        context = function_context(self.stack.template, function)
+        result: dict[str, Any] = self.stack.invoke(function, event, context)
         return result
 
 

@@ -30,7 +30,7 @@ def body(result: dict[str, Any]) -> Any:
     return json.loads(result["body"])
 
 
-def test_every_sample_event_is_a_rest_proxy_or_authorizer_event() -> None:
+def test_every_sample_event_is_a_rest_proxy_authorizer_queue_or_schedule_event() -> None:
     samples = sorted(EVENTS.glob("*/*.json"))
 
     assert len(samples) >= 15
@@ -38,6 +38,11 @@ def test_every_sample_event_is_a_rest_proxy_or_authorizer_event() -> None:
         event = json.loads(sample.read_text())
         if event.get("type") == "TOKEN":
             assert event["methodArn"].startswith("arn:aws:execute-api:")
+            continue
+        if "Records" in event:
+            assert all(record["eventSource"] == "aws:sqs" for record in event["Records"]), sample
+            continue
+        if event == {}:  # EventBridge Scheduler with no input
             continue
         assert event["requestContext"]["resourcePath"] == event["resource"], sample
         assert event["httpMethod"] in {"GET", "POST", "DELETE"}, sample

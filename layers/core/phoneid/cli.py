@@ -56,13 +56,12 @@ def _deployed_environment(stack_name: str) -> dict[str, str]:
     for page in cloudformation.get_paginator("list_stack_resources").paginate(StackName=stack_name):
         for resource in page["StackResourceSummaries"]:
             resolver.physical_ids[resource["LogicalResourceId"]] = resource["PhysicalResourceId"]
-    names = {"PHONEID_TIER", "PHONEID_REGION", "CLIENTS_TABLE", "IDENTITIES_TABLE", "PII_KEY_ID"}
-    names |= {"SIGNAL_LISTS_TABLE", "OTP_MAC_KEY_ID"}  # signals import keys SSNs by their MAC
-    names |= {"WEBHOOK_QUEUE_URL"}  # webhooks failed|redrive (only the webhook functions have it)
-    environment: dict[str, Any] = {}
+    # Every function's variables (the settings need all of them), as CloudFormation resolved them.
+    environment: dict[str, str] = {}
     for function in resolver.template.functions.values():
-        environment.update({k: v for k, v in function.environment.items() if k in names})
-    return {k: resolver.resolve(v) for k, v in environment.items()}
+        for name, value in function.environment.items():
+            environment[name] = resolver.resolve(value)
+    return environment
 
 
 def _print(data: Any, as_json: bool, lines: Sequence[str]) -> None:

@@ -1,0 +1,28 @@
+"""The webhook functions called directly, as Lambda calls them, with the samples of ``events/``."""
+
+from __future__ import annotations
+
+from tests.harness import Api, load_event
+
+
+def test_monitor_sample_runs_one_pass(api: Api) -> None:
+    # Given a stack with nothing enrolled
+    # When the scheduler's sample event runs the monitor
+    report = api.invoke("WebhookMonitorFunction", load_event("webhook_monitor/scheduled.json"))
+
+    # Then it reports a complete pass over no identity
+    assert report == {"identities": 0, "events": 0, "queued": 0, "skipped": 0, "complete": True}
+
+
+def test_delivery_sample_for_a_client_without_webhook_is_consumed(api: Api) -> None:
+    # Given the sample event of a client that registered no webhook
+    credentials = api.create_client()
+    event = load_event(
+        "webhook_delivery/sqs.json", {"0123456789abcdef0123456789abcdef": credentials.client_id}
+    )
+
+    # When the delivery function gets it
+    result = api.invoke("WebhookDeliveryFunction", event)
+
+    # Then the message is consumed: no item is handed back for retry
+    assert result == {"batchItemFailures": []}

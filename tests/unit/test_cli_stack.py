@@ -1,0 +1,70 @@
+"""Operator commands against a deployed stack: the settings come from CloudFormation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from phoneid.cli import _deployed_environment
+from phoneid.config import Settings
+from phoneid.dev.template import template
+
+
+def test_a_deployed_stacks_environment_is_complete(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given CloudFormation describing a deployed production stack and its resources
+    client = boto3.client("cloudformation", region_name="us-east-1")
+    stubber = Stubber(client)
+    resources = sorted(template().resources)
+    stubber.add_response(
+        "describe_stacks",
+        {
+            "Stacks": [
+                {
+                    "StackName": "phoneid-prod",
+                    "CreationTime": "2026-11-01T00:00:00Z",
+                    "StackStatus": "CREATE_COMPLETE",
+                    "Parameters": [
+                        {"ParameterKey": "Tier", "ParameterValue": "production"},
+                        {"ParameterKey": "Region", "ParameterValue": "EU"},
+                    ],
+                }
+            ]
+        },
+        {"StackName": "phoneid-prod"},
+    )
+    stubber.add_response(
+        "list_stack_resources",
+        {
+            "StackResourceSummaries": [
+                {
+                    "LogicalResourceId": name,
+                    "PhysicalResourceId": f"physical-{name}",
+                    "ResourceType": "AWS::Test",
+                    "LastUpdatedTimestamp": "2026-11-01T00:00:00Z",
+                    "ResourceStatus": "CREATE_COMPLETE",
+                }
+                for name in resources
+            ]
+        },
+        {"StackName": "phoneid-prod"},
+    )
+    stubber.activate()
+
+    def fake_client(service: str, **_: Any) -> Any:
+        assert service == "cloudformation"
+        return client
+
+    monkeypatch.setattr(boto3, "client", fake_client)
+
+    # When the CLI resolves the functions' environment
+    environment = _deployed_environment("phoneid-prod")
+
+    # Then the settings load from it, pointing at the stack's own resources
+    settings = Settings.from_env(environment)
+    assert (settings.tier, settings.region) == ("production", "EU")
+    assert settings.clients_table == "physical-ClientsTable"
+    assert settings.enrollments_table == "physical-EnrollmentsTable"
+    assert settings.pii_key_id == "physical-PiiKey"
