@@ -127,6 +127,7 @@ class _Request:
     policy: Policy
     now: datetime
     sources: SignalSources
+    wanted: frozenset[Signal]
     _memo: dict[str, Any] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -169,83 +170,27 @@ class SignalGatherer:
         if not subject.ask_sources or subject.phone_number is None:
             return observed
         needed = policy.needed_signals(subject.flow)
-        request = _Request(subject, policy, self._clock.now(), self._sources)
-        tasks = self._tasks(request, _with_inputs(needed) - set(observed))
-        sourced = _run(tasks, policy) | observed
+        wanted = _with_inputs(needed) - set(observed)
+        request = _Request(subject, policy, self._clock.now(), self._sources, wanted)
+        tasks = {
+            source.name: source
+            for source in _SOURCES
+            if source.signals & wanted and (source.port is None or getattr(self._sources, source.port))
+        }
+        sourced = _run(request, tasks) | observed
         sourced |= _derived(sourced, needed)
         # What the flow knows stays whole (the assurance level reads it); sources only as needed.
         return observed | {signal: value for signal, value in sourced.items() if signal in needed}
 
-    # --- the tasks the policy needs ----------------------------------------------------------
 
-    def _tasks(
-        self, request: _Request, needed: Iterable[Signal]
-    ) -> dict[str, tuple[SourceName, frozenset[Signal], _Task]]:
-        wanted = set(needed)
-        s = self._sources
-        catalogue: list[tuple[str, SourceName, frozenset[Signal], _Task | None]] = [
-            (
-                "sim-swap",
-                "carrier",
-                frozenset({Signal.SIM_SWAP_HOURS_AGO}),
-                (lambda: _sim_swap(request)) if s.sim_swap else None,
-            ),
-            (
-                "call-forwarding",
-                "carrier",
-                frozenset({Signal.CALL_FORWARDING}),
-                (lambda: _call_forwarding(request)) if s.call_forwarding else None,
-            ),
-            (
-                "tenure",
-                "carrier",
-                frozenset({Signal.TENURE_DAYS}),
-                (lambda: _tenure(request)) if s.tenure else None,
-            ),
-            (
-                "recycling",
-                "carrier",
-                frozenset({Signal.NUMBER_RECYCLED}),
-                (lambda: _recycling(request)) if s.recycling else None,
-            ),
-            (
-                "kyc-match",
-                "carrier",
-                frozenset(
-                    {
-                        Signal.KYC_NAME_MATCH,
-                        Signal.KYC_ELEMENTS_SUPPLIED,
-                        Signal.KYC_ELEMENTS_UNCONFIRMED,
-                        Signal.SECONDARY_SOURCE_MISMATCHES,
-                    }
-                ),
-                (lambda: _kyc(request)) if s.kyc else None,
-            ),
-            (
-                "reachability",
-                "carrier",
-                frozenset({Signal.NETWORK_REACHABLE}),
-                (lambda: _reachability(request)) if s.device_status else None,
-            ),
-            (
-                "line-type",
-                "lists",
-                frozenset({Signal.LINE_TYPE, Signal.LINE_TYPE_REGISTRY}),
-                lambda: _line_type(request),
-            ),
-            ("number-lists", "lists", _NUMBER_LIST_SIGNALS, lambda: _number_lists(request, wanted)),
-            ("person-lists", "lists", _PERSON_LIST_SIGNALS, lambda: _person_lists(request, wanted)),
-            ("identity-records", "records", _RECORD_SIGNALS, lambda: _records(request)),
-            ("history", "records", _HISTORY_SIGNALS, lambda: _history_signals(request)),
-            ("activity", "records", _ACTIVITY_SIGNALS, lambda: _activity(request)),
-        ]
-        return {
-            name: (kind, signals & wanted, task)
-            for name, kind, signals, task in catalogue
-            if task is not None and signals & wanted
-        }
-
-
+_KYC_SIGNALS = frozenset(
+    {
+        Signal.KYC_NAME_MATCH,
+        Signal.KYC_ELEMENTS_SUPPLIED,
+        Signal.KYC_ELEMENTS_UNCONFIRMED,
+        Signal.SECONDARY_SOURCE_MISMATCHES,
+    }
+)
 _NUMBER_LIST_SIGNALS = frozenset(
     {
         Signal.PUBLIC_SMS,
@@ -279,17 +224,17 @@ _ACTIVITY_SIGNALS = frozenset(
 )
 
 
-def _run(
-    tasks: Mapping[str, tuple[SourceName, frozenset[Signal], _Task]], policy: Policy
-) -> dict[Signal, Any]:
-    """Every task at once; each waits at most its source's timeout, and all together the deadline."""
+def _run(request: _Request, sources: Mapping[str, _Source]) -> dict[Signal, Any]:
+    """Every source at once; each waits at most its kind's timeout, and all together the deadline."""
+    policy = request.policy
     started = time.monotonic()
     deadline = started + policy.sources.deadlineMs / 1000
     pool = _pool()
-    futures = {name: pool.submit(task) for name, (_, _, task) in tasks.items()}
+    futures = {name: pool.submit(source.read, request) for name, source in sources.items()}
     observed: dict[Signal, Any] = {}
-    for name, (kind, signals, _) in tasks.items():
-        limit = min(started + policy.sources.timeout_seconds(kind), deadline)
+    for name, source in sources.items():
+        signals = source.signals & request.wanted
+        limit = min(started + policy.sources.timeout_seconds(source.kind), deadline)
         try:
             answer = futures[name].result(timeout=max(0.0, limit - time.monotonic()))
         except Exception as error:  # a source's failure is an observation, not a failed request
@@ -443,7 +388,8 @@ def _line_type(request: _Request) -> dict[Signal, Any]:
     }
 
 
-def _number_lists(request: _Request, wanted: set[Signal]) -> dict[Signal, Any]:
+def _number_lists(request: _Request) -> dict[Signal, Any]:
+    wanted = request.wanted
     phone = lists.phone_key(_phone(request))
     look = request.sources.lists.lookup
     observed: dict[Signal, Any] = {}
@@ -473,7 +419,8 @@ def _person(request: _Request) -> tuple[Claimed, Identity | None]:
     return subject.claimed or Claimed(), record
 
 
-def _person_lists(request: _Request, wanted: set[Signal]) -> dict[Signal, Any]:
+def _person_lists(request: _Request) -> dict[Signal, Any]:
+    wanted = request.wanted
     claimed, record = _person(request)
     look = request.sources.lists.lookup
     observed: dict[Signal, Any] = {}
@@ -563,6 +510,35 @@ def _activity(request: _Request) -> dict[Signal, Any]:
         Signal.RECENT_CHECKS: counts.recent,
         Signal.RECENT_CHECKS_SHARING_ATTRIBUTES: counts.recent_sharing_attributes,
     }
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One source of signals: what it answers, how long it may take, and the port it needs."""
+
+    name: str
+    kind: SourceName
+    signals: frozenset[Signal]
+    read: Callable[[_Request], Mapping[Signal, Any]]
+    port: str | None = None  # the SignalSources port that must be configured (the carrier's)
+
+
+_SOURCES: tuple[_Source, ...] = (
+    _Source("sim-swap", "carrier", frozenset({Signal.SIM_SWAP_HOURS_AGO}), _sim_swap, "sim_swap"),
+    _Source(
+        "call-forwarding", "carrier", frozenset({Signal.CALL_FORWARDING}), _call_forwarding, "call_forwarding"
+    ),
+    _Source("tenure", "carrier", frozenset({Signal.TENURE_DAYS}), _tenure, "tenure"),
+    _Source("recycling", "carrier", frozenset({Signal.NUMBER_RECYCLED}), _recycling, "recycling"),
+    _Source("kyc-match", "carrier", _KYC_SIGNALS, _kyc, "kyc"),
+    _Source("reachability", "carrier", frozenset({Signal.NETWORK_REACHABLE}), _reachability, "device_status"),
+    _Source("line-type", "lists", frozenset({Signal.LINE_TYPE, Signal.LINE_TYPE_REGISTRY}), _line_type),
+    _Source("number-lists", "lists", _NUMBER_LIST_SIGNALS, _number_lists),
+    _Source("person-lists", "lists", _PERSON_LIST_SIGNALS, _person_lists),
+    _Source("identity-records", "records", _RECORD_SIGNALS, _records),
+    _Source("history", "records", _HISTORY_SIGNALS, _history_signals),
+    _Source("activity", "records", _ACTIVITY_SIGNALS, _activity),
+)
 
 
 # --- Sandbox ---------------------------------------------------------------------------------------
