@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, Protocol
 
 from phoneid.domain.carrier import CarrierResult, Redirect
 from phoneid.domain.clients import Client
+from phoneid.domain.connect import ConnectProfile
 from phoneid.domain.devicekeys import DeviceKey
+from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage
 from phoneid.domain.identity import Identity
+from phoneid.domain.monitor import MonitorState
 from phoneid.domain.session import Session
 from phoneid.domain.signals import (
     ActivityCounts,
@@ -231,10 +234,6 @@ class NumberHistorySource(Protocol):
 
 # --- Identity Manager -----------------------------------------------------------------------------
 
-from collections.abc import Iterator  # noqa: E402 - this section is appended to the ports
-
-from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage  # noqa: E402
-
 
 class EnrollmentStore(NumberHistorySource, Protocol):
     """Identity Manager's identities, per client: no client can read, list or change another's.
@@ -284,8 +283,6 @@ class EnrollmentStore(NumberHistorySource, Protocol):
 
 # --- change-event webhooks ------------------------------------------------------------------------
 
-from phoneid.domain.monitor import MonitorState  # noqa: E402 - this section is appended to the ports
-
 
 class MonitorStateStore(Protocol):
     """What the change monitor last saw of each identity, kept on the identity (and dropped with it)."""
@@ -313,3 +310,50 @@ class WebhookSender(Protocol):
     def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> int:
         """The receiver's HTTP status; ``WebhookUnreachable`` when there is none (network, timeout)."""
         ...
+
+
+# --- Connect (batch files) ---------------------------------------------------------------------
+
+
+class ConnectProfiles(Protocol):
+    """Onboarded Connect clients, by file-name prefix (client name) or by client id."""
+
+    def get_by_name(self, client_name: str) -> ConnectProfile | None: ...
+
+    def get_by_client(self, client_id: str) -> ConnectProfile | None: ...
+
+    def put(self, profile: ConnectProfile) -> None:
+        """Create or replace; a client name already taken by another client is refused (ValueError)."""
+        ...
+
+    def delete(self, client_id: str) -> bool: ...
+
+
+class ObjectStore(Protocol):
+    """The Connect bucket: streamed reads and writes, so no file is ever held whole in memory."""
+
+    def iter_lines(self, key: str) -> Iterator[str]:
+        """The object's text lines (UTF-8, a BOM removed, CRLF or LF), read as a stream."""
+        ...
+
+    def get_text(self, key: str) -> str: ...
+
+    def put_text(self, key: str, text: str) -> None: ...
+
+    def open_writer(self, key: str) -> TextSink:
+        """A text sink written in parts (multipart upload); the object appears when it is closed."""
+        ...
+
+    def exists(self, key: str) -> bool: ...
+
+    def delete_prefix(self, prefix: str) -> int: ...
+
+
+class TextSink(Protocol):
+    def write(self, text: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Mailer(Protocol):
+    def send(self, to: Sequence[str], subject: str, text: str) -> None: ...
