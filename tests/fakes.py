@@ -3,6 +3,7 @@ writes included), for unit tests that open no sockets."""
 
 from __future__ import annotations
 
+import io
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -16,6 +17,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from phoneid.adapters.kms import jwk_from_der
 from phoneid.domain.clients import Client
+from phoneid.domain.connect import Batch, BatchState, ConnectProfile
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session, TransitionRejected
@@ -391,3 +393,132 @@ class RecordingWebhookSender:
         if self.failure is not None:
             raise self.failure
         return self.status
+
+
+# --- Connect ---------------------------------------------------------------------------------------
+
+
+class InMemoryObjectStore:
+    """The Connect bucket as bytes per key. Reads decode as the S3 adapter does (UTF-8, strict, a BOM
+    dropped, line ends kept); writers make the object appear when closed. ``writes`` logs every key
+    written, in order."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, bytes] = {}
+        self.writes: list[str] = []
+        self._lock = threading.Lock()
+
+    def put_bytes(self, key: str, data: bytes) -> None:
+        with self._lock:
+            self.objects[key] = data
+
+    def text(self, key: str) -> str:
+        return self.objects[key].decode("utf-8")
+
+    def keys(self, prefix: str = "") -> list[str]:
+        return sorted(key for key in self.objects if key.startswith(prefix))
+
+    def iter_lines(self, key: str, version_id: str | None = None) -> Iterator[str]:
+        """The latest version whatever ``version_id`` says: the fake keeps one version a key."""
+        data = self.objects.get(key)
+        if data is None:
+            raise KeyError(key)
+        yield from io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+
+    def get_text(self, key: str) -> str:
+        return self.objects[key].decode("utf-8-sig")
+
+    def put_text(self, key: str, text: str) -> None:
+        with self._lock:
+            self.objects[key] = text.encode()
+            self.writes.append(key)
+
+    def open_writer(self, key: str) -> InMemoryTextSink:
+        return InMemoryTextSink(self, key)
+
+    def exists(self, key: str) -> bool:
+        return key in self.objects
+
+    def delete_prefix(self, prefix: str) -> int:
+        with self._lock:
+            doomed = [key for key in self.objects if key.startswith(prefix)]
+            for key in doomed:
+                del self.objects[key]
+            return len(doomed)
+
+
+class InMemoryTextSink:
+    def __init__(self, store: InMemoryObjectStore, key: str) -> None:
+        self._store = store
+        self._key = key
+        self._parts: list[str] = []
+        self.closed = False
+
+    def write(self, text: str) -> None:
+        assert not self.closed
+        self._parts.append(text)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._store.put_text(self._key, "".join(self._parts))
+
+
+class InMemoryBatchStates:
+    """Conditional like the DynamoDB adapter: a claim creates only, an update needs the state read."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Batch] = {}
+        self._lock = threading.Lock()
+
+    def claim(self, batch: Batch) -> bool:
+        with self._lock:
+            if batch.batch_id in self.items:
+                return False
+            self.items[batch.batch_id] = batch
+            return True
+
+    def update(self, batch: Batch, expected: BatchState) -> bool:
+        with self._lock:
+            current = self.items.get(batch.batch_id)
+            if current is None or current.state != expected:
+                return False
+            self.items[batch.batch_id] = batch
+            return True
+
+    def get(self, batch_id: str) -> Batch | None:
+        return self.items.get(batch_id)
+
+    def list_recent(self, client_name: str | None = None, limit: int = 20) -> list[Batch]:
+        batches = [b for b in self.items.values() if client_name is None or b.client_name == client_name]
+        return sorted(batches, key=lambda b: b.created_at, reverse=True)[:limit]
+
+
+class RecordingMailer:
+    """Keeps every email: (to, subject, text)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[list[str], str, str]] = []
+
+    def send(self, to: Sequence[str], subject: str, text: str) -> None:
+        self.sent.append((list(to), subject, text))
+
+
+class InMemoryConnectProfiles:
+    def __init__(self) -> None:
+        self.items: dict[str, ConnectProfile] = {}
+
+    def get_by_name(self, client_name: str) -> ConnectProfile | None:
+        return next((p for p in self.items.values() if p.client_name == client_name), None)
+
+    def get_by_client(self, client_id: str) -> ConnectProfile | None:
+        return self.items.get(client_id)
+
+    def put(self, profile: ConnectProfile) -> None:
+        taken = self.get_by_name(profile.client_name)
+        if taken is not None and taken.client_id != profile.client_id:
+            raise ValueError(f"client name {profile.client_name!r} is taken")
+        self.items[profile.client_id] = profile
+
+    def delete(self, client_id: str) -> bool:
+        return self.items.pop(client_id, None) is not None

@@ -15,17 +15,22 @@ from phoneid.config import Settings
 if TYPE_CHECKING:
     from phoneid.adapters.camara_signals import CamaraNetworkClient
     from phoneid.ports import (
+        BatchStates,
         CallForwardingSource,
         DeviceStatusSource,
         EnrollmentStore,
         KycMatchSource,
+        Mailer,
         MonitorStateStore,
         NumberRecyclingSource,
+        ObjectStore,
         SimSwapSource,
         TenureSource,
         WebhookQueue,
         WebhookSender,
     )
+    from phoneid.services.connect import ConnectBatches
+    from phoneid.services.connect_onboarding import ConnectOnboarding, SftpUsers
     from phoneid.services.identity_manager import IdentityManager
     from phoneid.services.monitor import ChangeMonitor
     from phoneid.services.policies import PolicyBook
@@ -42,6 +47,7 @@ from phoneid.ports import (
     ClientStore,
     Clock,
     CodeMac,
+    ConnectProfiles,
     DeviceKeyStore,
     IdentitySource,
     IdentityStore,
@@ -519,6 +525,76 @@ class Container:
             sender=self.webhook_sender,
             queue=self.webhook_queue,
             clock=self.clock,
+        )
+
+    # --- Connect onboarding ------------------------------------------------------------------
+
+    @cached_property
+    def connect_profiles(self) -> ConnectProfiles:
+        from phoneid.adapters.dynamodb.connect_profiles import DynamoConnectProfiles
+
+        return DynamoConnectProfiles(self.dynamodb, self.settings.connect_profiles_table)
+
+    @cached_property
+    def sftp_users(self) -> SftpUsers | None:
+        """Transfer Family users: only the operator's CLI against a deployed stack gives them
+        (``override(sftp_users=...)``); the local SFTP server reads the profiles instead."""
+        return None
+
+    @cached_property
+    def connect_onboarding(self) -> ConnectOnboarding:
+        from phoneid.services.connect_onboarding import ConnectOnboarding
+
+        return ConnectOnboarding(self.connect_profiles, self.clients, self.clock, transfer=self.sftp_users)
+
+    # --- Connect batches (the workflow's steps) ----------------------------------------------
+
+    @cached_property
+    def s3(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("s3")
+
+    @cached_property
+    def ses(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("sesv2")
+
+    @cached_property
+    def objects(self) -> ObjectStore:
+        """The Connect bucket."""
+        from phoneid.adapters.s3 import S3ObjectStore
+
+        return S3ObjectStore(self.s3, self.settings.connect_bucket)
+
+    @cached_property
+    def mailer(self) -> Mailer:
+        from phoneid.adapters.ses import SesMailer
+
+        return SesMailer(self.ses, self.settings.connect_email_sender)
+
+    @cached_property
+    def batch_states(self) -> BatchStates:
+        from phoneid.adapters.dynamodb.batches import DynamoBatchStates
+
+        return DynamoBatchStates(self.dynamodb, self.settings.connect_batches_table)
+
+    @cached_property
+    def connect(self) -> ConnectBatches:
+        """A batch row is verified exactly as ``/v3/verify`` verifies one item (same service, policy)."""
+        from phoneid.services.connect import ConnectBatches
+
+        return ConnectBatches(
+            objects=self.objects,
+            states=self.batch_states,
+            profiles=self.connect_profiles,
+            mailer=self.mailer,
+            clients=self.clients,
+            verify=self.verify.verify_item,
+            clock=self.clock,
+            region=self.settings.region,
+            operator_emails=self.settings.operator_emails,
         )
 
 

@@ -9,6 +9,8 @@
   phoneid clients update ID --policy F give a client its own fraud policy
   phoneid clients update ID --webhook U register a client's change-event webhook (prints its secret)
   phoneid webhooks failed|redrive      change events whose deliveries failed: list, send again
+  phoneid connect onboard|rotate-key|show|remove CLIENT_ID   Connect batch files: a client's profile
+  phoneid connect status [FILE] | submit FILE --local        Connect batches: state, one file end to end
 
 Operator commands act on the stack named by --stack (a deployed CloudFormation stack), on the
 running local stack with --local, or else on the environment's settings (PHONEID_TIER, tables, ...).
@@ -22,7 +24,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from phoneid.domain.connect import Batch
+    from phoneid.ports import BatchStates
 
 
 def _target(args: argparse.Namespace) -> None:
@@ -473,6 +481,343 @@ def _sandbox_users(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- Connect (batch files) --------------------------------------------------------------------
+
+
+class _CommandError(Exception):
+    """Printed as ``phoneid: {message}``; exit code 2."""
+
+
+def _stack_outputs(stack_name: str) -> dict[str, str]:
+    import boto3
+
+    described = boto3.client("cloudformation").describe_stacks(StackName=stack_name)["Stacks"][0]
+    return {o["OutputKey"]: o["OutputValue"] for o in described.get("Outputs", [])}
+
+
+def _connect_bucket() -> str:
+    from phoneid.bootstrap import container
+
+    bucket = container().settings.connect_bucket
+    if not bucket:
+        raise _CommandError("this stack has no Connect bucket (CONNECT_BUCKET is not set)")
+    return bucket
+
+
+def _sftp_users(stack_name: str) -> Any:
+    """The deployed stack's Transfer Family users, from its outputs (server id, user role)."""
+    from phoneid.adapters.aws import new_client
+    from phoneid.adapters.transfer import TransferSftpUsers
+
+    outputs = _stack_outputs(stack_name)
+    needed = ("ConnectSftpServerId", "ConnectSftpUserRoleArn")
+    missing = [name for name in needed if not outputs.get(name)]
+    if missing:
+        raise _CommandError(f"stack {stack_name} has no Connect SFTP server (outputs {', '.join(missing)})")
+    return TransferSftpUsers(
+        new_client("transfer"),
+        server_id=outputs["ConnectSftpServerId"],
+        role_arn=outputs["ConnectSftpUserRoleArn"],
+        bucket=_connect_bucket(),
+    )
+
+
+def _sftp_address(args: argparse.Namespace, client_name: str) -> str:
+    if getattr(args, "local", False):
+        from phoneid.dev.server import read_state
+
+        sftp = read_state().get("sftp") or {}
+        if sftp:
+            return f"sftp -P {sftp['port']} {client_name}@{sftp['host']}"
+    elif getattr(args, "stack", None):
+        endpoint = _stack_outputs(args.stack).get("ConnectSftpEndpoint")
+        if endpoint:
+            return f"sftp {client_name}@{endpoint}"
+    return f"sftp {client_name}@{{sftp_host}}"
+
+
+def _connect(args: argparse.Namespace, action: Any) -> int:
+    """Run ``action(onboarding)`` on the chosen stack; operator mistakes are one line and exit code 2."""
+    from phoneid import bootstrap
+    from phoneid.adapters.transfer import SftpProvisioningFailed
+    from phoneid.services.connect_onboarding import InvalidConnectSpec
+
+    try:
+        _target(args)
+        if getattr(args, "stack", None) and args.run in (_connect_onboard, _connect_remove):
+            bootstrap.override(sftp_users=_sftp_users(args.stack))
+        code: int = action(bootstrap.container().connect_onboarding)
+    except (InvalidConnectSpec, SftpProvisioningFailed, _CommandError, OSError) as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    return code
+
+
+def _profile_data(profile: Any) -> dict[str, Any]:
+    from phoneid.services.connect_onboarding import ssh_key_fingerprint
+
+    return {
+        "client_id": profile.client_id,
+        "client_name": profile.client_name,
+        "types": sorted(profile.types),
+        "emails": list(profile.emails),
+        # As `ssh-keygen -l` shows them: fingerprint, then the key type and its comment.
+        "ssh_keys": [
+            f"{ssh_key_fingerprint(key)} ({' '.join(key.split()[:1] + key.split()[2:])})"
+            for key in profile.ssh_public_keys
+        ],
+        "upload": f"/upload  (clients/{profile.client_name}/upload/ in the Connect bucket)",
+        "download": f"/download  (clients/{profile.client_name}/download/)",
+        "created_at": profile.created_at.isoformat() if profile.created_at else None,
+    }
+
+
+def _profile_lines(data: dict[str, Any]) -> list[str]:
+    lines = []
+    for name, value in data.items():
+        if isinstance(value, list):
+            lines.append(f"{name}: {', '.join(value) or '-'}")
+        else:
+            lines.append(f"{name}: {value if value is not None else '-'}")
+    return lines
+
+
+def _read_ssh_keys(files: Sequence[str]) -> list[str]:
+    """Every key line of every file (an authorized_keys-like file may hold several; # comments skipped)."""
+    keys: list[str] = []
+    for name in files:
+        text = Path(name).expanduser().read_text("utf-8")
+        if "PRIVATE KEY" in text:
+            raise _CommandError(f"{name} is a private key: give its public key ({name}.pub)")
+        keys.extend(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+        if not text.strip():
+            raise _CommandError(f"{name}: no SSH public key in the file")
+    return keys
+
+
+_KEY_NOTE = (
+    "(the Enroll Key is shown only now; it is stored as a salted hash. "
+    "Each file's header record carries it: H,<enroll key>,<verification type>)"
+)
+
+
+def _connect_onboard(args: argparse.Namespace) -> int:
+    def run(onboarding: Any) -> int:
+        emails = [e for given in args.email or () for e in given.split(",")]
+        profile, enroll_key = onboarding.onboard(
+            args.client_id,
+            name=args.name,
+            types=args.type.split(","),
+            ssh_keys=_read_ssh_keys(args.ssh_key),
+            emails=emails,
+        )
+        data = {**_profile_data(profile), "sftp": _sftp_address(args, profile.client_name)}
+        data["enroll_key"] = enroll_key
+        _print(data, args.json, [*_profile_lines(data), _KEY_NOTE])
+        return 0
+
+    return _connect(args, run)
+
+
+def _connect_rotate_key(args: argparse.Namespace) -> int:
+    def run(onboarding: Any) -> int:
+        profile, enroll_key = onboarding.rotate_key(args.client_id)
+        data = {"client_id": profile.client_id, "client_name": profile.client_name, "enroll_key": enroll_key}
+        _print(
+            data,
+            args.json,
+            [
+                *_profile_lines(data),
+                "(files carrying the old Enroll Key are rejected from now on)",
+                _KEY_NOTE,
+            ],
+        )
+        return 0
+
+    return _connect(args, run)
+
+
+def _connect_show(args: argparse.Namespace) -> int:
+    def run(onboarding: Any) -> int:
+        data = {**_profile_data(onboarding.show(args.client_id)), "sftp": None}
+        data["sftp"] = _sftp_address(args, data["client_name"])
+        _print(
+            data,
+            args.json,
+            [*_profile_lines(data), "enroll_key: (never shown again; rotate-key makes a new one)"],
+        )
+        return 0
+
+    return _connect(args, run)
+
+
+def _connect_remove(args: argparse.Namespace) -> int:
+    def run(onboarding: Any) -> int:
+        profile = onboarding.remove(args.client_id)
+        print(
+            f"{profile.client_id}: Connect removed ({profile.client_name}: profile, Enroll Key and "
+            "SFTP login); its files stay in the bucket until their retention ends"
+        )
+        return 0
+
+    return _connect(args, run)
+
+
+def _batch_data(batch: Batch) -> dict[str, Any]:
+    import dataclasses
+
+    data: dict[str, Any] = {}
+    for name, value in dataclasses.asdict(batch).items():
+        if hasattr(value, "isoformat"):
+            value = value.isoformat()
+        elif hasattr(value, "value"):
+            value = value.value
+        data[name] = value
+    return data
+
+
+def _batch_summary(data: dict[str, Any]) -> str:
+    """State, counts and reason: ``delivered  rowsRead=3, valid=1, ...``."""
+    counts = ", ".join(f"{name}={count}" for name, count in (data.get("counts") or {}).items())
+    reason = f"reason={data['reason']}" if data.get("reason") else ""
+    return "  ".join(part for part in (f"{data.get('state', ''):<10}", counts, reason) if part).rstrip()
+
+
+def _batch_line(data: dict[str, Any]) -> str:
+    return (
+        f"{data.get('created_at', '')}  {data.get('client_name') or '-'}  {data.get('file_name', '')}  "
+        f"{_batch_summary(data)}"
+    )
+
+
+def _client_of_file(file_name: str) -> str:
+    from phoneid.domain.connect import parse_file_name
+
+    parsed = parse_file_name(file_name)
+    return parsed.client_name if parsed else file_name.split("_", 1)[0]
+
+
+def _connect_status(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+
+    try:
+        _target(args)
+    except OSError as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+    states = container().batch_states
+    if args.file:
+        name = Path(args.file).name
+        batches = [b for b in states.list_recent(_client_of_file(name), limit=100) if b.file_name == name]
+    else:
+        batches = states.list_recent(args.client, limit=args.limit)
+    data = [_batch_data(batch) for batch in batches]
+    empty = f"no batch of {Path(args.file).name}" if args.file else "no batches"
+    _print(data, args.json, [_batch_line(d) for d in data] or [empty])
+    return 0
+
+
+def _find_batch(
+    states: BatchStates, batch_id: str, client_name: str, key: str, since: datetime
+) -> Batch | None:
+    batch = states.get(batch_id)
+    if batch is not None:
+        return batch
+    # The object's version as the workflow saw it may differ (no versionId in the event): by key.
+    recent = [b for b in states.list_recent(client_name, limit=20) if b.key == key and b.created_at >= since]
+    return recent[0] if recent else None
+
+
+def _connect_submit(args: argparse.Namespace) -> int:
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    from botocore.exceptions import ClientError
+
+    from phoneid.adapters.aws import error_code
+    from phoneid.bootstrap import container
+    from phoneid.dev.sftp import s3_client
+    from phoneid.domain.connect import (
+        batch_id_of,
+        download_key,
+        errors_file_name,
+        output_file_name,
+        rejected_file_name,
+        upload_key,
+    )
+
+    path = Path(args.file)
+    try:
+        _target(args)
+        if not path.is_file():
+            raise _CommandError(f"{path}: no such file")
+        client_name = _client_of_file(path.name)
+        profile = container().connect_profiles.get_by_name(client_name)
+        if profile is None:
+            raise _CommandError(
+                f"no Connect client named {client_name!r} (from the file name): onboard it first "
+                "(phoneid connect onboard CLIENT_ID --name ... --local)"
+            )
+        bucket = _connect_bucket()
+    except (_CommandError, OSError) as error:
+        print(f"phoneid: {error}", file=sys.stderr)
+        return 2
+
+    s3 = s3_client()
+    key = upload_key(client_name, path.name)
+    since = datetime.now(UTC) - timedelta(seconds=5)
+    size = path.stat().st_size
+    sent = [0]
+    interactive = sys.stderr.isatty()
+
+    def progress(text: str, final: bool = False) -> None:
+        if interactive:
+            print(f"\r{text:<100}", end="\n" if final else "", file=sys.stderr, flush=True)
+        elif final or not text.startswith(path.name + ": uploading"):
+            print(text, file=sys.stderr, flush=True)
+
+    def uploaded(chunk: int) -> None:
+        sent[0] += chunk
+        progress(f"{path.name}: uploading {sent[0] * 100 // max(size, 1)}% of {size:,} bytes")
+
+    s3.upload_file(str(path), bucket, key, Callback=uploaded)
+    head = s3.head_object(Bucket=bucket, Key=key)
+    progress(f"{path.name}: uploaded to s3://{bucket}/{key}", final=True)
+
+    states = container().batch_states
+    batch_id = batch_id_of(key, head.get("VersionId") or str(head.get("ETag", "")).strip('"'))
+    deadline = time.monotonic() + args.timeout
+    shown, batch = "", None
+    while time.monotonic() < deadline:
+        batch = _find_batch(states, batch_id, client_name, key, since)
+        if batch is not None:
+            line = f"{path.name}: {_batch_summary(_batch_data(batch))}"
+            if line != shown:
+                progress(line, final=batch.state.final)
+                shown = line
+            if batch.state.final:
+                break
+        elif not shown:
+            shown = f"{path.name}: waiting for the workflow to pick the file up"
+            progress(shown)
+        time.sleep(0.5)  # polling a batch that runs in another process
+    else:
+        progress(f"{path.name}: still not finished after {args.timeout:g} s", final=True)
+        return 1
+
+    assert batch is not None
+    for name in (output_file_name(path.name), errors_file_name(path.name), rejected_file_name(path.name)):
+        target = path.with_name(name)
+        try:
+            s3.download_file(bucket, download_key(client_name, name), str(target))
+        except ClientError as error:
+            if error_code(error) not in ("404", "NoSuchKey", "NotFound"):
+                raise
+            continue  # a file this batch did not produce
+        print(f"wrote {target}")
+    return 0 if batch.state.value == "delivered" else 1
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="phoneid", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -583,6 +928,55 @@ def parser() -> argparse.ArgumentParser:
     redrive = webhooks.add_parser("redrive", help="send the failed change events to their webhooks again")
     targeted(redrive)
     redrive.set_defaults(run=_webhooks_redrive)
+
+    connect = commands.add_parser("connect", help="Connect batch files: onboarding, batches").add_subparsers(
+        dest="action", required=True
+    )
+    onboard = connect.add_parser(
+        "onboard", help="provision Connect for a client: Enroll Key (shown once), types, SFTP login, emails"
+    )
+    onboard.add_argument("client_id")
+    onboard.add_argument("--name", required=True, help="client name: file-name prefix and SFTP user (acme)")
+    onboard.add_argument(
+        "--type", required=True, metavar="TYPES", help="verifiedUser, humanAssurance or both, comma-separated"
+    )
+    onboard.add_argument(
+        "--ssh-key",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="an OpenSSH public key file (e.g. ~/.ssh/id_ed25519.pub); repeat for more",
+    )
+    onboard.add_argument(
+        "--email",
+        action="append",
+        metavar="ADDRESS",
+        help="where batch emails go; repeat (or comma-separate)",
+    )
+    targeted(onboard)
+    onboard.set_defaults(run=_connect_onboard)
+    for action, helped, run in (
+        ("rotate-key", "a new Enroll Key (shown once); the old one stops working", _connect_rotate_key),
+        ("show", "the client's Connect profile (never its Enroll Key)", _connect_show),
+        ("remove", "remove Connect for a client: profile, Enroll Key and SFTP login", _connect_remove),
+    ):
+        sub = connect.add_parser(action, help=helped)
+        sub.add_argument("client_id")
+        targeted(sub)
+        sub.set_defaults(run=run)
+    status = connect.add_parser("status", help="the state of recent batches, or of one file's batches")
+    status.add_argument("file", nargs="?", help="a batch file (its name is enough)")
+    status.add_argument("--client", help="one client's batches (its client name)")
+    status.add_argument("--limit", type=int, default=20)
+    targeted(status)
+    status.set_defaults(run=_connect_status)
+    submit = connect.add_parser(
+        "submit", help="put a file into its client's upload directory, wait, download the results beside it"
+    )
+    submit.add_argument("file")
+    submit.add_argument("--local", action="store_true", required=True, help="the running local stack")
+    submit.add_argument("--timeout", type=float, default=3600, help="seconds to wait for the batch")
+    submit.set_defaults(run=_connect_submit)
 
     sandbox = commands.add_parser("sandbox", help="Sandbox tier").add_subparsers(dest="action", required=True)
     users = sandbox.add_parser("users", help="list the Sandbox test users")

@@ -32,6 +32,22 @@ class Settings(BaseModel):
     # The operator's signal lists (`phoneid signals import`), and checks and change events per client.
     signal_lists_table: str = Field(alias="SIGNAL_LISTS_TABLE")
     activity_table: str = Field(alias="ACTIVITY_TABLE")
+    # Connect: one profile per onboarded client (client name, types, Enroll Key hash, SSH keys, emails).
+    connect_profiles_table: str = Field(alias="CONNECT_PROFILES_TABLE")
+    # Connect batches: the bucket of uploads, results and the workflow's work objects; one record per
+    # uploaded file (its state and statistics); the address the batch emails come from (SES).
+    connect_bucket: str = Field(alias="CONNECT_BUCKET")
+    connect_batches_table: str = Field(alias="CONNECT_BATCHES_TABLE")
+    connect_email_sender: str = Field(alias="CONNECT_EMAIL_SENDER")
+    # Comma-separated; told when a batch fails or a file comes under an unknown client.
+    connect_operator_emails: str = Field(default="", alias="CONNECT_OPERATOR_EMAILS")
+
+    @property
+    def operator_emails(self) -> tuple[str, ...]:
+        return tuple(
+            address.strip() for address in self.connect_operator_emails.split(",") if address.strip()
+        )
+
     # Days without a successful authentication after which a device key is deactivated.
     key_inactivity_days: int = Field(alias="KEY_INACTIVITY_DAYS", ge=1)
     token_signing_key_id: str = Field(alias="TOKEN_SIGNING_KEY_ID")

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from phoneid.domain.carrier import CarrierResult, Redirect
 from phoneid.domain.clients import Client
-from phoneid.domain.connect import ConnectProfile
+from phoneid.domain.connect import Batch, BatchState, ConnectProfile
 from phoneid.domain.devicekeys import DeviceKey
 from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage
 from phoneid.domain.identity import Identity
@@ -332,8 +332,9 @@ class ConnectProfiles(Protocol):
 class ObjectStore(Protocol):
     """The Connect bucket: streamed reads and writes, so no file is ever held whole in memory."""
 
-    def iter_lines(self, key: str) -> Iterator[str]:
-        """The object's text lines (UTF-8, a BOM removed, CRLF or LF), read as a stream."""
+    def iter_lines(self, key: str, version_id: str | None = None) -> Iterator[str]:
+        """The object's text lines (UTF-8, a BOM removed, CRLF or LF), read as a stream
+        (``version_id``: that version of the object, else the latest)."""
         ...
 
     def get_text(self, key: str) -> str: ...
@@ -357,3 +358,23 @@ class TextSink(Protocol):
 
 class Mailer(Protocol):
     def send(self, to: Sequence[str], subject: str, text: str) -> None: ...
+
+
+class BatchStates(Protocol):
+    """Connect batches (``ConnectBatchesTable``): every state change is a conditional write."""
+
+    def claim(self, batch: Batch) -> bool:
+        """Store ``batch`` unless a batch with its id exists (a conditional put); False, writing
+        nothing, when it is taken: the second execution for one object stops there."""
+        ...
+
+    def update(self, batch: Batch, expected: BatchState) -> bool:
+        """Replace the stored batch while its state is still ``expected``; False (nothing written)
+        when it is not, or when there is no such batch."""
+        ...
+
+    def get(self, batch_id: str) -> Batch | None: ...
+
+    def list_recent(self, client_name: str | None = None, limit: int = 20) -> list[Batch]:
+        """The newest batches first (by ``created_at``), of one client or of all."""
+        ...

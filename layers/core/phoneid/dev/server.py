@@ -4,7 +4,9 @@ An HTTP server turns requests into API Gateway REST proxy events and runs the au
 handlers of ``template.yaml`` in this process; it also serves the WebSocket API (and its management
 endpoint, which handlers reach through boto3 as they would in AWS), the web SDK and a demo
 integrator. AWS is moto's server, which other processes (the ``phoneid`` CLI, the AWS CLI) reach at
-the printed endpoint. Every SMS is printed and listed at ``/_local/outbox``.
+the printed endpoint. Every SMS and email is printed and listed at ``/_local/outbox``. Connect
+batches run as in AWS: an upload starts the state machine (moto's Step Functions, its Lambda tasks
+run by the handlers here; ``phoneid.dev.workflows``), and each execution is logged.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from phoneid.dev.events import LambdaContext, websocket_event
 from phoneid.dev.gateway import LocalGateway
 from phoneid.dev.operator import FakeOperator
 from phoneid.dev.outbox import Outbox
+from phoneid.dev.sftp import DEFAULT_PORT, LocalSftpServer, s3_client
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import ROOT
 from phoneid.dev.triggers import Polled, function_context, pollers, scheduled_functions, scheduler_event
@@ -72,6 +75,36 @@ class DevStack:
         # What Lambda's SQS event source mappings and EventBridge Scheduler do in AWS.
         self.queue_pollers = pollers(self.stack)
         self.scheduled = scheduled_functions(self.stack.template)
+        self.sftp = self._start_sftp()
+
+    def _start_sftp(self) -> LocalSftpServer:
+        """Connect's SFTP server (Transfer Family in AWS) on PHONEID_SFTP_PORT (default 2222, 0: any
+        free port); when the default is taken, another free port (the banner and state file say which)."""
+        from phoneid.bootstrap import container
+
+        s3 = s3_client()
+        bucket = container().settings.connect_bucket
+        requested = os.environ.get("PHONEID_SFTP_PORT", "").strip()
+
+        def server(port: int) -> LocalSftpServer:
+            return LocalSftpServer(
+                lambda name: container().connect_profiles.get_by_name(name),
+                s3,
+                bucket,
+                port=port,
+                host_key=STATE_FILE.parent / "sftp_host_ed25519_key",
+                log=_log,
+            )
+
+        try:
+            return server(int(requested) if requested else DEFAULT_PORT).start()
+        except OSError:
+            if requested:
+                raise
+            _log(
+                f"SFTP port {DEFAULT_PORT} is taken: serving SFTP on a free port (PHONEID_SFTP_PORT chooses)"
+            )
+            return server(0).start()
 
     def _start_operator(self) -> dict[str, str]:
         """Production Mobile Auth and carrier signals against a fake CAMARA operator.
@@ -139,6 +172,7 @@ class DevStack:
         return released
 
     def stop(self) -> None:
+        self.sftp.stop()
         if self.operator is not None:
             self.operator.stop()
         self.moto.stop()
@@ -278,8 +312,24 @@ def build_app(dev: DevStack) -> Any:
     async def watch_outbox() -> None:
         while True:
             for message in dev.outbox.poll():
-                _log(f"SMS to {message['to']}: {message['text']}")
+                if message["via"] == "email":
+                    _log(f"EMAIL to {message['to']}: {message['subject']}")
+                else:
+                    _log(f"SMS to {message['to']}: {message['text']}")
             await asyncio.sleep(0.2)
+
+    async def watch_workflows() -> None:
+        """Connect batches run in moto's Step Functions (started by uploads): log their executions."""
+        from phoneid.dev.workflows import ExecutionLog
+
+        executions = ExecutionLog(dev.stack)
+        while True:
+            try:
+                for line in await run_in_threadpool(executions.changes):
+                    _log(line)
+            except Exception as error:  # keep watching; the next round may succeed
+                _log(f"WORKFLOW watch failed: {type(error).__name__}")
+            await asyncio.sleep(1.0)
 
     async def poll_queues() -> None:
         """Like Lambda's SQS event source mapping: messages are delivered once they are visible."""
@@ -294,9 +344,11 @@ def build_app(dev: DevStack) -> Any:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         watcher = asyncio.create_task(watch_outbox())
         queues = asyncio.create_task(poll_queues())
+        workflows = asyncio.create_task(watch_workflows())
         yield
         watcher.cancel()
         queues.cancel()
+        workflows.cancel()
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     return Starlette(
@@ -336,6 +388,7 @@ def serve(*, host: str, port: int, tier: str, region: str) -> None:
                 "baseUrl": base_url,
                 "awsEndpointUrl": dev.moto.endpoint_url,
                 "environment": dev.stack.environment(),
+                "sftp": {"host": dev.sftp.host, "port": dev.sftp.port, "bucket": dev.sftp.bucket},
             },
             indent=2,
         )
@@ -344,8 +397,10 @@ def serve(*, host: str, port: int, tier: str, region: str) -> None:
         f"PhoneID local stack ({tier}, {region}) ready in {time.perf_counter() - started:.1f} s\n"
         f"  API            {base_url}   (token: POST {base_url}/token)\n"
         f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
-        f"  SMS outbox     {base_url}/_local/outbox   (also printed below)\n"
+        f"  outbox         {base_url}/_local/outbox   (SMS and batch emails; also printed below)\n"
         f"  webhooks       POST {base_url}/_local/monitor   (a change-monitor pass now; docs/webhooks.md)\n"
+        f"  SFTP (Connect) sftp -P {dev.sftp.port} CLIENT_NAME@{dev.sftp.host}   "
+        f"(users: phoneid connect onboard ... --local; docs/connect.md)\n"
         f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
         f"  client_id      {client['client_id']}\n"
         f"  client_secret  {client['client_secret']}\n"

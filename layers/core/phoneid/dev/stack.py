@@ -1,6 +1,7 @@
 """A stack built from ``template.yaml`` on whatever AWS endpoint boto3 points at (moto here).
 
-It creates the template's tables and keys, resolves each function's environment the way
+It creates the template's tables, keys, topics, queues, buckets and state machines (with their
+EventBridge rules; ``phoneid.dev.workflows``), resolves each function's environment the way
 CloudFormation would, and loads the handlers from ``functions/`` so they run in this process.
 """
 
@@ -38,6 +39,14 @@ class LocalStack:
     @property
     def aws_region(self) -> str:
         return os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+
+    @property
+    def account_id(self) -> str:
+        return _ACCOUNT_ID
+
+    def function_name(self, logical_id: str) -> str:
+        """The function's physical name (what moto's Lambda and the state machines call it by)."""
+        return f"{self.name}-{logical_id}"
 
     # --- resources ---------------------------------------------------------------------------
 
@@ -77,7 +86,66 @@ class LocalStack:
             )["KeyMetadata"]
             self.physical_ids[logical_id] = metadata["KeyId"]
             self.attributes[(logical_id, "Arn")] = metadata["Arn"]
+        self._provision_functions()
+        self._provision_buckets()
+        self._provision_mail()
+        from phoneid.dev.workflows import provision as provision_workflows
+
+        provision_workflows(self)  # the state machines and their EventBridge rules
         return self
+
+    def _provision_functions(self) -> None:
+        """Names and ARNs only: the handlers run in this process (``invoke``; moto's Lambda is
+        pointed at them by ``phoneid.dev.workflows``)."""
+        for logical_id in self.template.functions:
+            name = self.function_name(logical_id)
+            self.physical_ids[logical_id] = name
+            self.attributes[(logical_id, "Arn")] = (
+                f"arn:aws:lambda:{self.aws_region}:{_ACCOUNT_ID}:function:{name}"
+            )
+
+    def _provision_buckets(self) -> None:
+        """S3 buckets with what changes behaviour here: versioning (version ids in events), default
+        encryption, EventBridge notifications. Lifecycle rules and the bucket policy do not run in moto."""
+        s3: Any = boto3.client("s3")
+        for logical_id, props in self.template.of_type("AWS::S3::Bucket").items():
+            name = f"{self.name}-{logical_id}".lower()
+            where = {} if self.aws_region == "us-east-1" else {"LocationConstraint": self.aws_region}
+            s3.create_bucket(Bucket=name, **({"CreateBucketConfiguration": where} if where else {}))
+            if (props.get("VersioningConfiguration") or {}).get("Status") == "Enabled":
+                s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
+            rules = (props.get("BucketEncryption") or {}).get("ServerSideEncryptionConfiguration") or []
+            if rules:
+                s3.put_bucket_encryption(
+                    Bucket=name,
+                    ServerSideEncryptionConfiguration={
+                        "Rules": [
+                            {
+                                "ApplyServerSideEncryptionByDefault": self.resolve_deep(
+                                    rule["ServerSideEncryptionByDefault"]
+                                ),
+                                "BucketKeyEnabled": bool(rule.get("BucketKeyEnabled", False)),
+                            }
+                            for rule in rules
+                        ]
+                    },
+                )
+            notifications = props.get("NotificationConfiguration") or {}
+            if (notifications.get("EventBridgeConfiguration") or {}).get("EventBridgeEnabled"):
+                s3.put_bucket_notification_configuration(
+                    Bucket=name, NotificationConfiguration={"EventBridgeConfiguration": {}}
+                )
+            self.physical_ids[logical_id] = name
+            self.attributes[(logical_id, "Arn")] = f"arn:aws:s3:::{name}"
+
+    def _provision_mail(self) -> None:
+        """Every address the functions send email from (``*_EMAIL_SENDER``) verified in SES, as the
+        operator verifies it (or its domain) in AWS."""
+        senders = {value for name, value in self.environment().items() if name.endswith("_EMAIL_SENDER")}
+        if senders:
+            ses: Any = boto3.client("ses")
+            for sender in sorted(sender for sender in senders if sender):
+                ses.verify_email_identity(EmailAddress=sender)
 
     def _provision_queues(self) -> None:
         """SQS queues, then their redrive policies (a dead-letter queue must exist first).
@@ -130,6 +198,16 @@ class LocalStack:
         if isinstance(value, (str, int, float, bool)):
             return str(value)
         raise ValueError(f"unsupported value in the local stack: {value!r}")
+
+    def resolve_deep(self, value: Any) -> Any:
+        """``value`` with every intrinsic function inside it resolved; other values kept as they are."""
+        if isinstance(value, dict):
+            if len(value) == 1 and next(iter(value)) in ("Ref", "Fn::GetAtt", "Fn::Sub"):
+                return self.resolve(value)
+            return {key: self.resolve_deep(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self.resolve_deep(item) for item in value]
+        return value
 
     def _substitute(self, text: str) -> str:
         import re

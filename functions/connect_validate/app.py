@@ -1,0 +1,40 @@
+"""Connect workflow, step 1 (Step Functions task; input {bucket, key, versionId, etag} from the S3
+Object Created event): claim the file's batch, check it, cut its valid rows into chunk objects.
+Returns {batchId, outcome: accepted | rejected | duplicate, manifestKey?, chunks?, reason?}."""
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from phoneid.bootstrap import container
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+_OUTCOME_METRICS = {"accepted": "ConnectFilesAccepted", "rejected": "ConnectFilesRejected"}
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def _validate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    result = container().connect.validate(
+        event["bucket"],
+        event["key"],
+        version_id=event.get("versionId") or None,
+        etag=event.get("etag") or None,
+    )
+    metric = _OUTCOME_METRICS.get(result["outcome"], "ConnectFilesDuplicate")
+    metrics.add_metric(name=metric, unit=MetricUnit.Count, value=1)
+    return result
+
+
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    try:
+        result: dict[str, Any] = _validate(event, context)
+        return result
+    finally:
+        metrics.clear_metrics()  # kept when metrics are disabled (local stack, tests); a no-op on Lambda

@@ -1,0 +1,35 @@
+"""Connect workflow, step 2 (a Distributed Map's child task; input one manifest item {batchId,
+chunk, key}): verify every row of the chunk as /v3/verify does, writing the chunk's results object.
+Raises ChunkThrottled (retried by the state machine with backoff) when an upstream throttles."""
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from phoneid.bootstrap import container
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def _verify_chunk(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    logger.append_keys(batchId=event["batchId"], chunk=event["chunk"])
+    metrics.add_metric(name="ConnectChunkAttempts", unit=MetricUnit.Count, value=1)  # retries included
+    summary = container().connect.verify_chunk(event["batchId"], int(event["chunk"]), event["key"])
+    metrics.add_metric(name="ConnectRowsVerified", unit=MetricUnit.Count, value=summary["rows"])
+    metrics.add_metric(name="ConnectRowsPassed", unit=MetricUnit.Count, value=summary["passed"])
+    return summary
+
+
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    try:
+        summary: dict[str, Any] = _verify_chunk(event, context)
+        return summary
+    finally:
+        metrics.clear_metrics()  # kept when metrics are disabled (local stack, tests); a no-op on Lambda
