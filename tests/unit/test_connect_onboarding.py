@@ -376,3 +376,11 @@ def test_a_failed_sftp_user_leaves_no_profile_behind() -> None:
     # Then no profile holds the name (the operator can simply try again)
     assert world.profiles.get_by_name("acme") is None
     assert world.profiles.get_by_client("client-1") is None
+
+
+def test_submit_shows_verification_progress_as_a_bar() -> None:
+    from phoneid.cli import _bar
+
+    assert _bar(0, 800) == "[..............................] 0/800 chunks"
+    assert _bar(400, 800) == "[###############...............] 400/800 chunks"
+    assert _bar(801, 800) == "[##############################] 801/800 chunks"

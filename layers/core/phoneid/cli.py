@@ -728,6 +728,24 @@ def _find_batch(
     return recent[0] if recent else None
 
 
+def _chunks_done(s3: Any, bucket: str, batch_id: str) -> int:
+    """Chunks whose results are written (each chunk task writes one object when it is done)."""
+    from phoneid.domain.connect import work_prefix
+
+    done = 0
+    pages = s3.get_paginator("list_objects_v2").paginate(
+        Bucket=bucket, Prefix=f"{work_prefix(batch_id)}results/"
+    )
+    for page in pages:
+        done += int(page.get("KeyCount", 0))
+    return done
+
+
+def _bar(done: int, total: int, width: int = 30) -> str:
+    filled = width * min(done, total) // max(total, 1)
+    return f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} chunks"
+
+
 def _connect_submit(args: argparse.Namespace) -> int:
     import time
     from datetime import UTC, datetime, timedelta
@@ -792,6 +810,8 @@ def _connect_submit(args: argparse.Namespace) -> int:
         batch = _find_batch(states, batch_id, client_name, key, since)
         if batch is not None:
             line = f"{path.name}: {_batch_summary(_batch_data(batch))}"
+            if batch.state.value == "verifying" and batch.chunks:
+                line += " " + _bar(_chunks_done(s3, bucket, batch.batch_id), batch.chunks)
             if line != shown:
                 progress(line, final=batch.state.final)
                 shown = line
