@@ -839,7 +839,7 @@ def run(rows: int, keep: bool, timeout: float) -> int:
         head = s3.head_object(Bucket=bucket, Key=key)
         batch_id = batch_id_of(key, head.get("VersionId") or str(head.get("ETag", "")).strip('"'))
         deadline = time.monotonic() + timeout
-        batch, shown = None, ""
+        batch, shown, progress = None, "", time.monotonic() + 60
         while time.monotonic() < deadline:
             batch = states.get(batch_id)
             if batch is not None:
@@ -849,6 +849,18 @@ def run(rows: int, keep: bool, timeout: float) -> int:
                     shown = line
                 if batch.state.final:
                     break
+                if time.monotonic() > progress:  # a long run says how far it got, once a minute
+                    progress += 60
+                    rss, hwm = sampler.read()
+                    pages = s3.get_paginator("list_objects_v2").paginate(
+                        Bucket=bucket, Prefix=f"work/{batch_id}/results/"
+                    )
+                    done = sum(len(page.get("Contents", [])) for page in pages)
+                    print(
+                        f"  {time.time() - t0:7.1f} s  {batch.state.value}: {done} chunks with results; "
+                        f"server RSS {rss / MB:.0f} MB, high-water {hwm / MB:.0f} MB",
+                        flush=True,
+                    )
             time.sleep(0.5)  # polling the batch's state in another process, as `connect submit` does
         finished = time.time()
         if batch is not None and batch.state.final and t0 < batch.updated_at.timestamp() < finished:
