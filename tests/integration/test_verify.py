@@ -130,6 +130,38 @@ def test_another_client_cannot_see_the_enrolled_identity(api: Api) -> None:
     assert get_identity(api, bob, service_id).json()["code"] == 8011
 
 
+def test_the_phone_alias_is_stable_per_client_and_differs_between_clients(api: Api) -> None:
+    # Given two clients
+    alice, bob = api.integrator(), api.integrator()
+
+    # When each verifies the same number twice
+    def aliases(integrator: Integrator) -> set[str]:
+        return {verify(integrator, VERIFIED_USER_PASS, **LENA).json()["servicePhoneAlias"] for _ in range(2)}
+
+    # Then each client always gets the same alias, and not the other's
+    alices, bobs = aliases(alice), aliases(bob)
+    assert len(alices) == len(bobs) == 1
+    assert alices != bobs
+
+
+def test_aliases_cost_one_key_service_call_per_container_not_one_per_verification(api: Api) -> None:
+    # Given a container that has made its first alias
+    integrator = api.integrator()
+    first = verify(integrator, VERIFIED_USER_PASS, **LENA).json()["servicePhoneAlias"]
+    kms = api.container.kms
+    calls: list[str] = []
+    kms.meta.events.register("before-call.kms.*", lambda model, **_: calls.append(model.name))
+
+    # When a batch of 50 is verified
+    answer = integrator.post(
+        "/v3/verify/batch",
+        {"items": [{"phoneNumber": VERIFIED_USER_PASS, "verificationType": "humanAssurance"}] * 50},
+    )
+
+    # Then every item has the same alias as before and the key service was not asked again
+    assert {item["servicePhoneAlias"] for item in answer.json()["results"]} == {first}
+    assert "GenerateMac" not in calls
+
 def test_po_box_addresses_are_shown_when_the_client_flag_allows(api: Api) -> None:
     # Given a client whose operator switched on PO Box addresses
     integrator = api.integrator(flags=[Flag.AUTO_ENROLLMENT, Flag.PO_BOX_ADDRESSES])

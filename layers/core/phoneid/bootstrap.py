@@ -51,6 +51,7 @@ from phoneid.ports import (
     DeviceKeyStore,
     IdentitySource,
     IdentityStore,
+    KeyedDigest,
     PiiCipher,
     RateLimiter,
     RefreshTokenStore,
@@ -193,6 +194,13 @@ class Container:
         from phoneid.adapters.kms import KmsCodeMac
 
         return KmsCodeMac(self.kms, self.settings.otp_mac_key_id)
+
+    @cached_property
+    def alias_mac(self) -> KeyedDigest:
+        """Phone aliases are computed per verified row, so locally under a key derived once."""
+        from phoneid.adapters.kms import DerivedKeyMac
+
+        return DerivedKeyMac(self.kms, self.settings.otp_mac_key_id, purpose="phone-alias")
 
     @cached_property
     def carrier(self) -> CarrierVerifier | None:
@@ -465,7 +473,7 @@ class Container:
             signals=self.signals,
             policies=self.policies,
             identity_manager=self.identity_manager,
-            mac=self.code_mac,
+            aliases=self.alias_mac,
         )
 
     # --- change-event webhooks ----------------------------------------------------------------

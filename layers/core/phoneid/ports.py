@@ -133,6 +133,12 @@ class CodeMac(Protocol):
         ...
 
 
+class KeyedDigest(Protocol):
+    """A keyed MAC whose key the code never handles in clear at rest: the same message, the same digest."""
+
+    def digest(self, message: str) -> str: ...
+
+
 class CarrierVerifier(Protocol):
     """Mobile Auth: the network says whether the device's SIM has the number."""
 

@@ -50,7 +50,7 @@ from phoneid.domain.verification import (
     ranked_businesses,
     shown_addresses,
 )
-from phoneid.ports import CodeMac, IdentitySource
+from phoneid.ports import IdentitySource, KeyedDigest
 from phoneid.services.identity_manager import IdentityManager
 from phoneid.services.policies import PolicyBook
 from phoneid.services.signals import Gatherer, Subject
@@ -106,7 +106,7 @@ class VerifyService:
         signals: Gatherer,
         policies: PolicyBook,
         identity_manager: IdentityManager,
-        mac: CodeMac,
+        aliases: KeyedDigest,
     ) -> None:
         self._region = region
         self._catalogue = catalogue
@@ -114,7 +114,7 @@ class VerifyService:
         self._signals = signals
         self._policies = policies
         self._identity_manager = identity_manager
-        self._mac = mac
+        self._aliases = aliases
 
     # --- the API -----------------------------------------------------------------------------
 
@@ -246,7 +246,7 @@ class VerifyService:
 
     def _phone_alias(self, client_id: str, phone_number: str) -> str:
         """A persistent, client-scoped alias of the subscriber's number: a keyed MAC, not stored."""
-        digest = self._mac.digest(f"alias:{client_id}:{phone_number}")
+        digest = self._aliases.digest(f"alias:{client_id}:{phone_number}")
         return hashlib.sha256(digest.encode()).hexdigest()[:32].upper()
 
 
