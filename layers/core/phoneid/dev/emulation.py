@@ -1,12 +1,17 @@
 """moto as the local AWS: in-process (tests) or as a server a second process can reach (``phoneid dev``).
 
-One fidelity fix: DynamoDB applies each single-item write atomically, condition included. moto
-evaluates the condition and writes in Python without a lock, so under threads two conditional
-writes could in principle both pass. The local stack serialises those writes, as DynamoDB would.
+Two fidelity fixes to moto's DynamoDB. DynamoDB applies each single-item write atomically,
+condition included; moto evaluates the condition and writes in Python without a lock, so under
+threads two conditional writes could in principle both pass. The local stack serialises those
+writes, as DynamoDB would. And a transaction costs DynamoDB the same whatever the table's size;
+moto backs up every table it touches (a deep copy of all its items) to roll back a cancelled one,
+so a workflow that enrolls row after row slowed quadratically (800 rows in, a transaction took
+50 ms; 4,000 rows in, 200 ms). Here a transaction saves and restores only the items it touches.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import socket
@@ -26,11 +31,66 @@ FAKE_CREDENTIALS = {
 }
 
 
+class _TableKeepingCopy:
+    """``copy`` as moto's DynamoDB backend sees it: its transaction backup of a whole table is the
+    table itself (``_undone_per_item`` saves and restores the touched items instead)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    @staticmethod
+    def deepcopy(value: Any, memo: dict[int, Any] | None = None) -> Any:
+        from moto.dynamodb.models.table import Table
+
+        return value if isinstance(value, Table) else copy.deepcopy(value, memo)
+
+
+def _touched(backend: Any, transact_items: list[dict[str, Any]]) -> list[tuple[str, Any, Any]]:
+    """(table, key, the item's attributes or None) of each well-formed item a transaction names."""
+    saved = []
+    for entry in transact_items:
+        for kind, operation in entry.items():
+            table = backend.tables.get(operation.get("TableName")) if isinstance(operation, dict) else None
+            if table is None:
+                continue
+            key = operation.get("Item", {}) if kind == "Put" else operation.get("Key", {})
+            names = [n for n in (table.hash_key_attr, table.range_key_attr) if n]
+            if not all(n in key for n in names):
+                continue  # moto refuses the transaction before it writes anything
+            key = {n: key[n] for n in names}
+            current = backend.get_item(table.name, key)
+            saved.append((table.name, key, current.to_json()["Attributes"] if current else None))
+    return saved
+
+
+def _undone_per_item(transact: Callable[..., Any]) -> Callable[..., Any]:
+    """A transaction that fails puts back, in reverse order, each item it touched as it was."""
+
+    @functools.wraps(transact)
+    def wrapper(backend: Any, transact_items: list[dict[str, Any]]) -> Any:
+        saved = _touched(backend, transact_items)
+        try:
+            return transact(backend, transact_items)
+        except Exception:
+            for table_name, key, attributes in reversed(saved):
+                if attributes is None:
+                    backend.delete_item(table_name, key)
+                else:
+                    backend.put_item(table_name, attributes)
+            raise
+
+    return wrapper
+
+
 def atomic_dynamodb_writes() -> None:
     global _patched
     if _patched:
         return
+    import moto.dynamodb.models as dynamodb_models
     from moto.dynamodb.models import DynamoDBBackend
+
+    setattr(dynamodb_models, "copy", _TableKeepingCopy())  # noqa: B010 - a module attribute moto reads
+    DynamoDBBackend.transact_write_items = _undone_per_item(DynamoDBBackend.transact_write_items)  # type: ignore[method-assign]
 
     def serialised(method: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(method)

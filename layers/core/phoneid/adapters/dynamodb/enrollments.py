@@ -338,17 +338,10 @@ class DynamoEnrollmentStore:
 
     def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
         place = _place(enrollment)
-        identity_put = {
-            "Put": {
-                "TableName": self._table,
-                "Item": self._item(enrollment),
-                "ConditionExpression": "attribute_not_exists(pk)",
-            }
-        }
         for _ in range(_ATTEMPTS):
             holder = self._read(place)
             if holder is None:
-                items = [identity_put, self._take_place(place, enrollment.service_id, None)]
+                items = [self._identity_put(enrollment), self._take_place(place, enrollment.service_id, None)]
             else:
                 current = self._read(f"{enrollment.client_id}#{holder['serviceId']}")
                 keeps_place = enrollment.client_customer_id is not None or (
@@ -357,7 +350,10 @@ class DynamoEnrollmentStore:
                 if current is not None and self._held(current, enrollment.client_id) and keeps_place:
                     return self._enrollment(current, with_pii=False), False
                 # An inactive identity without a clientCustomerId gives its place to the new one.
-                items = [identity_put, self._take_place(place, enrollment.service_id, holder["serviceId"])]
+                items = [
+                    self._identity_put(enrollment),
+                    self._take_place(place, enrollment.service_id, holder["serviceId"]),
+                ]
                 if current is not None and current.get("place") == place:
                     items.append(self._leave_place(current["pk"], place))
             try:
@@ -368,6 +364,16 @@ class DynamoEnrollmentStore:
         raise InternalError(
             "Internal error during enrollment: too many concurrent changes; retry the request"
         )
+
+    def _identity_put(self, enrollment: Enrollment) -> dict[str, Any]:
+        """Built (PII sealed) only when it is written: a customer already enrolled costs no KMS call."""
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": self._item(enrollment),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
 
     def _take_place(self, place: str, service_id: str, previous: str | None) -> dict[str, Any]:
         put: dict[str, Any] = {
