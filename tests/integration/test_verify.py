@@ -162,6 +162,7 @@ def test_aliases_cost_one_key_service_call_per_container_not_one_per_verificatio
     assert {item["servicePhoneAlias"] for item in answer.json()["results"]} == {first}
     assert "GenerateMac" not in calls
 
+
 def test_po_box_addresses_are_shown_when_the_client_flag_allows(api: Api) -> None:
     # Given a client whose operator switched on PO Box addresses
     integrator = api.integrator(flags=[Flag.AUTO_ENROLLMENT, Flag.PO_BOX_ADDRESSES])

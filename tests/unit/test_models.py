@@ -138,14 +138,14 @@ def test_complete_request_checks_nested_fields() -> None:
     # Given an individual with a bad dob and an address with an unknown field
     body = {
         "correlationId": "0b6f3c1e-2a4d-4e8f-9c7a-1d2e3f4a5b6c",
-        "individual": {"dob": "1999-08", "addresses": [{"street": "1 Main St"}], "ssn": "6789"},
+        "individual": {"dob": "1999-08", "addresses": [{"street": "1 Main St"}], "ssn": "67890"},
     }
 
     # When validated
     with pytest.raises(ValidationError) as raised:
         CompleteRequest.model_validate(body)
 
-    # Then each nested field is named (complete wants a full dob and a full SSN)
+    # Then each nested field is named (complete wants a full dob, and a full SSN or its last four)
     assert invalid_fields(raised) == {"individual.dob", "individual.addresses.0.street", "individual.ssn"}
 
 

@@ -207,3 +207,37 @@ def test_complete_with_all_elements_matching_passes() -> None:
         "compliance": {"result": "pass"},
         "risk": {"result": "pass"},
     }
+
+
+def test_the_individual_challenge_returned_is_accepted_by_complete() -> None:
+    # Given a customer who passed possession and the challenge, which returned the SSN's last four
+    world = staged_world("production", "US", [identity(CUSTOMER)])
+    correlation_id = possessed_and_validated(world, CUSTOMER)
+    challenged = world.flow.challenge(
+        caller(), ChallengeRequest(correlationId=correlation_id, dob="1987-06-15")
+    )
+    assert challenged.individual is not None
+
+    # When the integrator sends that individual, as it came, to complete
+    request = CompleteRequest.model_validate(
+        {"correlationId": correlation_id, "individual": challenged.model_dump()["individual"]}
+    )
+    response = world.flow.complete(caller(), request)
+
+    # Then it is accepted and every category passes
+    assert response.success is True
+    assert {category["result"] for category in response.model_dump()["evaluation"].values()} == {"pass"}
+
+
+def test_last_four_at_complete_that_do_not_match_report_9012() -> None:
+    world = staged_world("production", "US", [identity(CUSTOMER)])
+    correlation_id = possessed_and_validated(world, CUSTOMER)
+    world.flow.challenge(caller(), ChallengeRequest(correlationId=correlation_id, dob="1987-06-15"))
+
+    request = CompleteRequest(
+        correlationId=correlation_id, individual=Individual(firstName="Noor", lastName="Haddad", ssn="6780")
+    )
+    response = world.flow.complete(caller(), request)
+
+    assert response.success is False
+    assert "9012" in response.model_dump()["evaluation"]["identification"]["failureReasons"]

@@ -1,17 +1,5 @@
 """The ``phoneid`` command: the local stack, and operator tasks against a local or deployed stack.
 
-  phoneid dev                          start the local stack (what `make dev` runs)
-  phoneid clients create|list          manage API clients (credentials)
-  phoneid identities import FILE       load the production identity table
-  phoneid signals import KIND FILE     load one of the operator's signal lists (signals kinds: shapes)
-  phoneid sandbox users                list the Sandbox test users
-  phoneid policy show|check            the fraud policy: print it, validate a client's own
-  phoneid clients update ID --policy F give a client its own fraud policy
-  phoneid clients update ID --webhook U register a client's change-event webhook (prints its secret)
-  phoneid webhooks failed|redrive      change events whose deliveries failed: list, send again
-  phoneid connect onboard|rotate-key|show|remove CLIENT_ID   Connect batch files: a client's profile
-  phoneid connect status [FILE] | submit FILE --local        Connect batches: state, one file end to end
-
 Operator commands act on the stack named by --stack (a deployed CloudFormation stack), on the
 running local stack with --local, or else on the environment's settings (PHONEID_TIER, tables, ...).
 """
@@ -1004,7 +992,32 @@ def parser() -> argparse.ArgumentParser:
     users.add_argument("--json", action="store_true")
     users.add_argument("--markdown", action="store_true", help="the table of docs/sandbox.md")
     users.set_defaults(run=_sandbox_users)
+    root.epilog = (
+        "commands:\n" + "\n".join(_overview(root)) + "\n\n'phoneid COMMAND ACTION -h' for an action's options"
+    )
     return root
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:
+    """(name, help, parser) of each subcommand, in the order they were added."""
+    found: list[tuple[str, str, argparse.ArgumentParser]] = []
+    for action in parser._actions:  # argparse keeps subcommands only here
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
+            found += [(name, helps.get(name, ""), sub) for name, sub in action.choices.items()]
+    return found
+
+
+def _overview(root: argparse.ArgumentParser) -> list[str]:
+    """Every command and action with its help, from the parser: the overview cannot go stale."""
+    lines = []
+    for name, helped, command in _subcommands(root):
+        actions = _subcommands(command)
+        if not actions:
+            lines.append(f"  phoneid {name:<28} {helped}")
+        for action, action_help, _ in actions:
+            lines.append(f"  phoneid {name + ' ' + action:<28} {action_help}")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -152,15 +152,17 @@ class Individual(ResponseModel):
     firstName: Annotated[str, Field(max_length=128)] | None = None
     lastName: Annotated[str, Field(max_length=128)] | None = None
     addresses: Annotated[list[AddressModel], Field(max_length=10)] | None = None
-    ssn: FullSsn | None = None
+    ssn: Ssn | None = Field(
+        default=None,
+        description="Full SSN, or the last four a production challenge returned (matched as last four)",
+    )
     dob: FullDob | None = None
     emailAddresses: Annotated[list[Annotated[str, Field(pattern=_EMAIL)]], Field(max_length=10)] | None = None
 
 
 class IndividualOut(Individual):
-    """The individual as returned: production tiers return only the last four of the SSN."""
-
-    ssn: Ssn | None = None
+    """The individual as returned: production tiers return only the last four of the SSN, which
+    ``complete`` accepts back."""
 
 
 class ChallengeResponse(ResponseModel):
