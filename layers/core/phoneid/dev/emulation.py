@@ -1,4 +1,5 @@
-"""moto as the local AWS: in-process (tests) or as a server a second process can reach (``phoneid dev``).
+"""moto as the local AWS: in-process (tests), and for ``phoneid dev`` both in-process (its own
+handlers) and as a server other processes reach.
 
 Two fidelity fixes to moto's DynamoDB. DynamoDB applies each single-item write atomically,
 condition included; moto evaluates the condition and writes in Python without a lock, so under
@@ -122,7 +123,8 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 class MotoServer:
-    """moto's threaded server on loopback; boto3 in this process and others reach it by endpoint URL."""
+    """moto's threaded server on loopback for other processes (by endpoint URL), and moto's
+    in-process mock over the same backends for this one."""
 
     def __init__(self, port: int | None = None, host: str = "127.0.0.1") -> None:
         self.host = host
@@ -149,6 +151,7 @@ class MotoServer:
         # for other processes (the CLI, benches, the SDKs' tools).
         from moto import mock_aws
 
+        os.environ.pop("AWS_ENDPOINT_URL", None)  # one inherited from another stack would win
         self._mock = mock_aws()
         self._mock.start()
         self._server = ThreadedMotoServer(ip_address=self.host, port=self.port, verbose=False)

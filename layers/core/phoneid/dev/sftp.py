@@ -505,7 +505,7 @@ class LocalSftpServer:
 
 
 def s3_client() -> Any:
-    """boto3 S3 for the local stack's moto (AWS_ENDPOINT_URL): path-style, and patient with big parts."""
+    """boto3 S3 for the local stack's moto (in-process in `phoneid dev`): path-style, with retries."""
     import boto3
     from botocore.config import Config
 
