@@ -1037,7 +1037,6 @@ def profile(rows: int, top: int) -> int:
     from phoneid.dev.emulation import atomic_dynamodb_writes
     from phoneid.dev.stack import LocalStack
     from phoneid.domain.clients import Flag, Solution
-    from phoneid.services.connect import ConnectBatches
 
     calls: Counter[str] = Counter()
     counting = [False]
@@ -1068,18 +1067,7 @@ def profile(rows: int, top: int) -> int:
         _, enroll_key = c.connect_onboarding.onboard(
             created.client.client_id, name=CLIENT, types=[KIND], ssh_keys=[key_line]
         )
-        connect = ConnectBatches(
-            objects=c.objects,
-            states=c.batch_states,
-            profiles=c.connect_profiles,
-            mailer=c.mailer,
-            clients=c.clients,
-            verify=c.verify.verify_item,
-            clock=c.clock,
-            region=c.settings.region,
-            operator_emails=c.settings.operator_emails,
-            workers=1,
-        )
+        connect = c.connect_batches(workers=1)
         s3 = boto3.client("s3")
         bucket = c.settings.connect_bucket
         timings: dict[str, dict[str, float]] = {}

@@ -5,20 +5,13 @@ count does not hold. Returns {batchId, state, output, errors, stats}."""
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from phoneid.bootstrap import container
-
-logger = Logger()
-tracer = Tracer()
-metrics = Metrics()
+from phoneid.tasks import logger, metrics, task_entrypoint
 
 
-@logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
-@metrics.log_metrics
 def _deliver(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     logger.append_keys(batchId=event["batchId"])
     result = container().connect.deliver(event["batchId"])
@@ -33,9 +26,4 @@ def _deliver(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return result
 
 
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        result: dict[str, Any] = _deliver(event, context)
-        return result
-    finally:
-        metrics.clear_metrics()  # kept when metrics are disabled (local stack, tests); a no-op on Lambda
+handler = task_entrypoint(_deliver)

@@ -4,22 +4,15 @@ Returns {batchId, outcome: accepted | rejected | duplicate, manifestKey?, chunks
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from phoneid.bootstrap import container
-
-logger = Logger()
-tracer = Tracer()
-metrics = Metrics()
+from phoneid.tasks import metrics, task_entrypoint
 
 _OUTCOME_METRICS = {"accepted": "ConnectFilesAccepted", "rejected": "ConnectFilesRejected"}
 
 
-@logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
-@metrics.log_metrics
 def _validate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     result = container().connect.validate(
         event["bucket"],
@@ -32,9 +25,4 @@ def _validate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return result
 
 
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        result: dict[str, Any] = _validate(event, context)
-        return result
-    finally:
-        metrics.clear_metrics()  # kept when metrics are disabled (local stack, tests); a no-op on Lambda
+handler = task_entrypoint(_validate)

@@ -4,20 +4,13 @@ Raises ChunkThrottled (retried by the state machine with backoff) when an upstre
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from phoneid.bootstrap import container
-
-logger = Logger()
-tracer = Tracer()
-metrics = Metrics()
+from phoneid.tasks import logger, metrics, task_entrypoint
 
 
-@logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
-@metrics.log_metrics
 def _verify_chunk(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     logger.append_keys(batchId=event["batchId"], chunk=event["chunk"])
     metrics.add_metric(name="ConnectChunkAttempts", unit=MetricUnit.Count, value=1)  # retries included
@@ -27,9 +20,4 @@ def _verify_chunk(event: dict[str, Any], context: LambdaContext) -> dict[str, An
     return summary
 
 
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        summary: dict[str, Any] = _verify_chunk(event, context)
-        return summary
-    finally:
-        metrics.clear_metrics()  # kept when metrics are disabled (local stack, tests); a no-op on Lambda
+handler = task_entrypoint(_verify_chunk)

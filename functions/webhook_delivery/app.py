@@ -3,17 +3,14 @@ webhook; a failed item is retried by SQS after its backoff, then dead-lettered."
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from phoneid.bootstrap import container
+from phoneid.tasks import metrics, task_entrypoint
 
-logger = Logger()
-tracer = Tracer()
-metrics = Metrics()
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
@@ -25,9 +22,6 @@ def deliver(record: SQSRecord) -> None:
     )
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)
-@metrics.log_metrics
 def _deliver_batch(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     response = process_partial_response(
         event=event, record_handler=deliver, processor=processor, context=context
@@ -39,9 +33,4 @@ def _deliver_batch(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     return dict(response)
 
 
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        response: dict[str, Any] = _deliver_batch(event, context)
-        return response
-    finally:
-        metrics.clear_metrics()  # kept when metrics are disabled (local stack, tests); a no-op on Lambda
+handler = task_entrypoint(_deliver_batch)

@@ -3,20 +3,13 @@ every active enrolled identity; change events are recorded and queued for the cl
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from phoneid.bootstrap import container
-
-logger = Logger()
-tracer = Tracer()
-metrics = Metrics()
+from phoneid.tasks import metrics, task_entrypoint
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)
-@metrics.log_metrics
 def _monitor(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     report = container().monitor.run(time_left=lambda: context.get_remaining_time_in_millis() / 1000)
     metrics.add_metric(name="IdentitiesChecked", unit=MetricUnit.Count, value=report.identities)
@@ -24,9 +17,4 @@ def _monitor(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return report.as_dict()
 
 
-def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    try:
-        report: dict[str, Any] = _monitor(event, context)
-        return report
-    finally:
-        metrics.clear_metrics()  # kept when metrics are disabled (local stack, tests); a no-op on Lambda
+handler = task_entrypoint(_monitor)

@@ -31,7 +31,6 @@ from phoneid.domain.connect_files import OUTPUT_COLUMNS
 from phoneid.domain.credentials import hash_secret
 from phoneid.domain.errors import InternalError
 from phoneid.domain.verification import VerifyItem
-from phoneid.services.connect import ConnectBatches
 from phoneid.services.verify import Verified
 from tests.harness import Api
 
@@ -307,17 +306,7 @@ def test_a_chunk_that_keeps_failing_is_reported_and_no_row_vanishes(connect: Con
     container = connect.api.container
     flaky = FlakyVerify(container.verify, broken=frozenset({HUGO}))
     bootstrap.override(
-        connect=ConnectBatches(
-            objects=container.objects,
-            states=container.batch_states,
-            profiles=container.connect_profiles,
-            mailer=container.mailer,
-            clients=container.clients,
-            verify=flaky.verify_item,
-            clock=container.clock,
-            region=container.settings.region,
-            chunk_rows=2,
-        )
+        connect=container.connect_batches(verify=flaky.verify_item, chunk_rows=2, operator_emails=())
     )
 
     # When a file of three chunks is processed, the second holding the broken row

@@ -591,19 +591,24 @@ class Container:
     @cached_property
     def connect(self) -> ConnectBatches:
         """A batch row is verified exactly as ``/v3/verify`` verifies one item (same service, policy)."""
+        return self.connect_batches()
+
+    def connect_batches(self, **changes: Any) -> ConnectBatches:
+        """Connect's service wired as here, with ``changes`` (a test's verify, a bench's workers)."""
         from phoneid.services.connect import ConnectBatches
 
-        return ConnectBatches(
-            objects=self.objects,
-            states=self.batch_states,
-            profiles=self.connect_profiles,
-            mailer=self.mailer,
-            clients=self.clients,
-            verify=self.verify.verify_item,
-            clock=self.clock,
-            region=self.settings.region,
-            operator_emails=self.settings.operator_emails,
-        )
+        wiring: dict[str, Any] = {
+            "objects": self.objects,
+            "states": self.batch_states,
+            "profiles": self.connect_profiles,
+            "mailer": self.mailer,
+            "clients": self.clients,
+            "verify": self.verify.verify_item,
+            "clock": self.clock,
+            "region": self.settings.region,
+            "operator_emails": self.settings.operator_emails,
+        }
+        return ConnectBatches(**(wiring | changes))
 
 
 _container: Container | None = None

@@ -163,6 +163,8 @@ class DerivedKeyMac:
         self._lock = threading.Lock()
 
     def _derived(self) -> bytes:
+        if self._key is not None:  # the hot path: no lock once derived
+            return self._key
         with self._lock:
             if self._key is None:
                 with provider_errors("key derivation"):

@@ -22,14 +22,13 @@ from phoneid.bootstrap import container
 from phoneid.domain.clients import ALL_COUNTRIES, Caller, Flag, Solution
 from phoneid.domain.errors import MalformedRequest, PhoneIdError, Unauthorized
 from phoneid.domain.tokens import FlowToken
+from phoneid.tasks import Handler, metrics_cleared
 
 logger = Logger()
 tracer = Tracer()
 metrics = Metrics()
 
 MAX_BODY_BYTES = 4096
-
-Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
 def _respond(app: APIGatewayRestResolver, error: PhoneIdError) -> Response[str]:
@@ -194,16 +193,7 @@ def entrypoint(
         )
         return response
 
-    def run(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        try:
-            result: dict[str, Any] = handler(event, context)
-            return result
-        finally:
-            # With POWERTOOLS_METRICS_DISABLED (local stack, tests) Powertools skips the flush and keeps
-            # every value; clearing after each invocation keeps memory flat. On Lambda it is a no-op.
-            metrics.clear_metrics()
-
-    return run
+    return metrics_cleared(handler, metrics)
 
 
 def parse_form(body: str | None) -> dict[str, str]:

@@ -121,18 +121,11 @@ class VerifyService:
     def verify(self, caller: Caller, request: VerifyRequest) -> VerifyResponse:
         verified = self.verify_item(caller, item_of(request))
         return VerifyResponse(
-            success="true" if verified.success else "false",
+            **_answer(verified),
             correlationId=str(uuid.uuid4()),
-            phoneNumber=verified.phone_number,
             clientRequestId=request.clientRequestId,
             clientCustomerId=request.clientCustomerId,
             clientHumanId=request.clientHumanId,
-            isEnrolled=verified.enrolled,
-            serviceId=verified.service_id,
-            servicePhoneAlias=verified.phone_alias,
-            identity=_identity_out(verified),
-            evaluation=wire_evaluation(verified.evaluation),
-            signals=_signals_out(verified),
             businesses=[_business_out(b) for b in verified.businesses] or None,
         )
 
@@ -162,17 +155,10 @@ class VerifyService:
         except PhoneIdError as error:
             return VerifyBatchResult(success="false", assuranceLevel="AL-1", error=error.message, **echo)
         return VerifyBatchResult(
-            success="true" if verified.success else "false",
-            phoneNumber=verified.phone_number,
+            **_answer(verified),
             assuranceLevel=verified.assurance.level,
             clientCustomerId=echo["clientCustomerId"],
             clientHumanId=echo["clientHumanId"],
-            isEnrolled=verified.enrolled,
-            serviceId=verified.service_id,
-            servicePhoneAlias=verified.phone_alias,
-            identity=_identity_out(verified),
-            evaluation=wire_evaluation(verified.evaluation),
-            signals=_signals_out(verified),
         )
 
     # --- one verification --------------------------------------------------------------------
@@ -248,6 +234,20 @@ class VerifyService:
         """A persistent, client-scoped alias of the subscriber's number: a keyed MAC, not stored."""
         digest = self._aliases.digest(f"alias:{client_id}:{phone_number}")
         return hashlib.sha256(digest.encode()).hexdigest()[:32].upper()
+
+
+def _answer(verified: Verified) -> dict[str, Any]:
+    """What a single answer and a batch item both say of a verification."""
+    return {
+        "success": "true" if verified.success else "false",
+        "phoneNumber": verified.phone_number,
+        "isEnrolled": verified.enrolled,
+        "serviceId": verified.service_id,
+        "servicePhoneAlias": verified.phone_alias,
+        "identity": _identity_out(verified),
+        "evaluation": wire_evaluation(verified.evaluation),
+        "signals": _signals_out(verified),
+    }
 
 
 def _attributes(item: VerifyItem) -> tuple[str, ...]:
