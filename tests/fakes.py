@@ -19,6 +19,7 @@ from phoneid.adapters.kms import jwk_from_der
 from phoneid.domain.clients import Client
 from phoneid.domain.connect import Batch, BatchState, ConnectProfile
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
+from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session, TransitionRejected
 from phoneid.domain.signals import ActivityCounts, ChangeEvent, ListEntry, ListKind
@@ -178,6 +179,9 @@ class ContextCipher:
     def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes:
         return repr(sorted(context.items())).encode() + b"\x00" + plaintext[::-1]
 
+    def encrypt_many(self, records: Sequence[tuple[bytes, Mapping[str, str]]]) -> list[bytes]:
+        return [self.encrypt(plaintext, context) for plaintext, context in records]
+
     def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes:
         bound, _, body = ciphertext.partition(b"\x00")
         if bound != repr(sorted(context.items())).encode():
@@ -293,6 +297,9 @@ class InMemoryEnrollmentStore:
             self.items[(enrollment.client_id, enrollment.service_id)] = enrollment
             self.places[place] = enrollment.service_id
             return enrollment, True
+
+    def enroll_many(self, enrollments: Sequence[Enrollment]) -> list[tuple[Enrollment, bool] | PhoneIdError]:
+        return [self.enroll(enrollment) for enrollment in enrollments]
 
     def get(self, client_id: str, service_id: str) -> Enrollment | None:
         found = self.items.get((client_id, service_id))

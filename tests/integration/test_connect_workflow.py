@@ -15,6 +15,7 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ from phoneid.domain.clients import Caller
 from phoneid.domain.connect import BatchState, ConnectProfile
 from phoneid.domain.connect_files import OUTPUT_COLUMNS
 from phoneid.domain.credentials import hash_secret
-from phoneid.domain.errors import InternalError
+from phoneid.domain.errors import InternalError, PhoneIdError
 from phoneid.domain.verification import VerifyItem
 from phoneid.services.verify import Verified
 from tests.harness import Api
@@ -263,19 +264,23 @@ class FlakyVerify:
     calls: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def verify_item(self, caller: Caller, item: VerifyItem) -> Verified:
+    def verify_many(
+        self, caller: Caller, items: Sequence[VerifyItem], workers: int
+    ) -> list[Verified | PhoneIdError]:
         with self.lock:
-            self.calls.append(item.phone_number)
+            self.calls.extend(item.phone_number for item in items)
             throttled = self.throttle > 0
             self.throttle -= 1
-        if throttled:
+        if throttled:  # the first item's upstream throttled, as the real verification reports it
             try:
                 raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "Query")
             except ClientError as error:
-                raise InternalError() from error
-        if item.phone_number in self.broken:
+                refused = InternalError()
+                refused.__cause__ = error
+            return [refused, *self.real.verify_many(caller, items[1:], workers)]
+        if any(item.phone_number in self.broken for item in items):
             raise RuntimeError("the verification broke")
-        verified: Verified = self.real.verify_item(caller, item)
+        verified: list[Verified | PhoneIdError] = self.real.verify_many(caller, items, workers)
         return verified
 
 
@@ -306,7 +311,7 @@ def test_a_chunk_that_keeps_failing_is_reported_and_no_row_vanishes(connect: Con
     container = connect.api.container
     flaky = FlakyVerify(container.verify, broken=frozenset({HUGO}))
     bootstrap.override(
-        connect=container.connect_batches(verify=flaky.verify_item, chunk_rows=2, operator_emails=())
+        connect=container.connect_batches(verify=flaky.verify_many, chunk_rows=2, operator_emails=())
     )
 
     # When a file of three chunks is processed, the second holding the broken row

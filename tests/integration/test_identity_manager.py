@@ -14,13 +14,23 @@ from typing import Any
 import pytest
 
 from phoneid.domain.clients import Caller, Solution
-from phoneid.domain.enrollment import Status
+from phoneid.domain.enrollment import Pii, Status
+from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager
 from tests.fakes import START
 from tests.harness import Api, HttpResponse, Integrator, at_once
 
 _numbers = itertools.count(1000)
 CREATED_AT = int(START.timestamp())
 CREATION_STRING = "2026-11-22T12:00:00Z"
+
+
+def enrolled_by_verify(
+    manager: IdentityManager, caller: Caller, phone: str, customer: str | None
+) -> Enrolled:
+    """What a passing verification enrolls: the number and the client's customer id, no PII."""
+    [outcome] = manager.enroll_many(caller, [Enrollee(phone, customer, Pii())])
+    assert isinstance(outcome, Enrolled), outcome
+    return outcome
 
 
 def new_number() -> str:
@@ -763,11 +773,11 @@ def test_the_numbers_history_counts_active_identities_of_the_client(api: Api) ->
     alice, bob = (Caller(client_id=api.create_client().client_id, solution=Solution.IDENTITY) for _ in "ab")
     phone = new_number()
     api.clock.advance(days=-20)
-    old = manager.enroll_for_verify(alice, phone, client_customer_id="customer-13").service_id
+    old = enrolled_by_verify(manager, alice, phone, "customer-13").service_id
     manager.deactivate(alice, old)
     api.clock.advance(days=19)
-    manager.enroll_for_verify(alice, phone, client_customer_id="customer-14")
-    manager.enroll_for_verify(bob, phone)
+    enrolled_by_verify(manager, alice, phone, "customer-14")
+    enrolled_by_verify(manager, bob, phone, None)
     api.clock.advance(days=1)
 
     # When the fraud policy asks about Alice's history of the number with a 7-day window

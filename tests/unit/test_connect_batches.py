@@ -6,7 +6,7 @@ import csv
 import io
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -58,7 +58,7 @@ def key_hash(key: str) -> str:
 
 @dataclass
 class ScriptedVerify:
-    """Stands in for ``VerifyService.verify_item``: every number passes and is enrolled, unless told."""
+    """Stands in for ``VerifyService.verify_many``: every number passes and is enrolled, unless told."""
 
     fails: dict[str, tuple[int, ...]] = field(default_factory=dict)
     errors: dict[str, PhoneIdError] = field(default_factory=dict)
@@ -66,7 +66,12 @@ class ScriptedVerify:
     calls: list[tuple[Caller, VerifyItem]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def __call__(self, caller: Caller, item: VerifyItem) -> Verified:
+    def __call__(
+        self, caller: Caller, items: Sequence[VerifyItem], workers: int
+    ) -> list[Verified | PhoneIdError]:
+        return [self._one(caller, item) for item in items]
+
+    def _one(self, caller: Caller, item: VerifyItem) -> Verified | PhoneIdError:
         with self.lock:
             self.calls.append((caller, item))
         phone = item.phone_number
@@ -74,9 +79,11 @@ class ScriptedVerify:
             try:
                 raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "Query")
             except ClientError as error:
-                raise InternalError() from error
+                throttled = InternalError()
+                throttled.__cause__ = error
+                return throttled
         if phone in self.errors:
-            raise self.errors[phone]
+            return self.errors[phone]
         codes = self.fails.get(phone, ())
         success = not codes
         return Verified(

@@ -21,7 +21,7 @@ from phoneid.domain.enrollment import (
     next_status,
 )
 from phoneid.domain.errors import IdentityNotFound, MalformedRequest, UnauthorizedForCountry
-from phoneid.services.identity_manager import IdentityManager
+from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager
 from tests.fakes import START, FakeClock, InMemoryEnrollmentStore
 
 CALLER = Caller(client_id="client-a", solution=Solution.IDENTITY)
@@ -39,6 +39,15 @@ def enrollment(**fields: object) -> Enrollment:
     }
     values.update(fields)
     return Enrollment(**values)  # type: ignore[arg-type]
+
+
+def enrolled_by_verify(
+    manager: IdentityManager, caller: Caller, phone: str, customer: str | None
+) -> Enrolled:
+    """What a passing verification enrolls: the number and the client's customer id, no PII."""
+    [outcome] = manager.enroll_many(caller, [Enrollee(phone, customer, Pii())])
+    assert isinstance(outcome, Enrolled), outcome
+    return outcome
 
 
 def manager() -> tuple[IdentityManager, InMemoryEnrollmentStore, FakeClock]:
@@ -131,8 +140,8 @@ def test_the_same_customer_enrolled_twice_is_one_identity_and_verify_learns_it_e
 
     # When the same customer is enrolled again (the API, then verify)
     again = service.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+12025550123", clientCustomerId="c-7"))
-    from_verify = service.enroll_for_verify(CALLER, "+12025550123", client_customer_id="c-7")
-    new = service.enroll_for_verify(CALLER, "+12025550124", client_customer_id="c-8")
+    from_verify = enrolled_by_verify(service, CALLER, "+12025550123", "c-7")
+    new = enrolled_by_verify(service, CALLER, "+12025550124", "c-8")
 
     # Then every answer names the first identity; verify learns whether it existed
     assert again.serviceId == first.serviceId == from_verify.service_id
@@ -205,7 +214,7 @@ def test_history_counts_active_identities_and_dates_every_one_still_held() -> No
     ids = []
     for customer, days_ago in (("c-1", 40), ("c-2", 10), ("c-3", 2)):
         clock.current = START - timedelta(days=days_ago)
-        ids.append(service.enroll_for_verify(CALLER, "+12025550123", client_customer_id=customer).service_id)
+        ids.append(enrolled_by_verify(service, CALLER, "+12025550123", customer).service_id)
     service.deactivate(CALLER, ids[0])
 
     # When the fraud policy asks with a 7-day short-tenure window

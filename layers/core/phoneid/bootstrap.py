@@ -603,7 +603,7 @@ class Container:
             "profiles": self.connect_profiles,
             "mailer": self.mailer,
             "clients": self.clients,
-            "verify": self.verify.verify_item,
+            "verify": self.verify.verify_many,
             "clock": self.clock,
             "region": self.settings.region,
             "operator_emails": self.settings.operator_emails,

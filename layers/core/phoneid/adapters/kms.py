@@ -6,14 +6,18 @@ import base64
 import hashlib
 import hmac
 import json
+import os
+import struct
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 from jwt.utils import base64url_encode
 
@@ -96,8 +100,26 @@ class KmsTokenSigner:
         return _int_bytes(r, 32) + _int_bytes(s, 32)
 
 
+# An envelope: magic, the data key's context names, the data key as KMS encrypted it, a nonce, and
+# AES-256-GCM of the plaintext. KMS ciphertexts never start with a zero byte (AWS's start with a
+# version byte of 1, moto's with a key id), so the magic tells the two formats apart.
+_ENVELOPE = b"\x00PE1"
+_NONCE = 12
+
+
+def _canonical(context: Mapping[str, str]) -> bytes:
+    return json.dumps(dict(context), sort_keys=True, separators=(",", ":")).encode()
+
+
 class KmsPiiCipher:
-    """Each ciphertext is bound to its record by the encryption context (and CloudTrail shows it)."""
+    """Each ciphertext is bound to its record by the encryption context (and CloudTrail shows it).
+
+    One record: KMS Encrypt with the record's context. Many records at once (a Connect chunk's new
+    identities): one KMS data key for all of them, bound to the context entries they share (the
+    client, the use), and each record sealed with AES-256-GCM under it with the record's whole
+    context (its serviceId included) as associated data. A sealed record moved to another record,
+    or another client, does not open: the per-record binding is the same, the KMS calls one.
+    """
 
     def __init__(self, kms: Any, key_id: str) -> None:
         self._kms = kms
@@ -110,12 +132,54 @@ class KmsPiiCipher:
             )
         return bytes(response["CiphertextBlob"])
 
+    def encrypt_many(self, records: Sequence[tuple[bytes, Mapping[str, str]]]) -> list[bytes]:
+        if len(records) <= 1:
+            return [self.encrypt(plaintext, context) for plaintext, context in records]
+        shared = dict(records[0][1])
+        for _, context in records[1:]:
+            shared = {name: value for name, value in shared.items() if context.get(name) == value}
+        with provider_errors("PII encryption"):
+            response = self._kms.generate_data_key(
+                KeyId=self._key_id, KeySpec="AES_256", EncryptionContext=shared
+            )
+        aead = AESGCM(bytes(response["Plaintext"]))
+        names = json.dumps(sorted(shared), separators=(",", ":")).encode()
+        wrapped = bytes(response["CiphertextBlob"])
+        head = _ENVELOPE + struct.pack(">HH", len(names), len(wrapped)) + names + wrapped
+        sealed = []
+        for plaintext, context in records:
+            nonce = os.urandom(_NONCE)
+            sealed.append(head + nonce + aead.encrypt(nonce, plaintext, _canonical(context)))
+        return sealed
+
     def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes:
+        if ciphertext.startswith(_ENVELOPE):
+            return self._open_envelope(ciphertext, context)
         with provider_errors("PII decryption"):
             response = self._kms.decrypt(
                 KeyId=self._key_id, CiphertextBlob=ciphertext, EncryptionContext=dict(context)
             )
         return bytes(response["Plaintext"])
+
+    def _open_envelope(self, sealed: bytes, context: Mapping[str, str]) -> bytes:
+        try:
+            at = len(_ENVELOPE)
+            names_size, wrapped_size = struct.unpack_from(">HH", sealed, at)
+            at += 4
+            names = json.loads(sealed[at : at + names_size])
+            at += names_size
+            wrapped = sealed[at : at + wrapped_size]
+            at += wrapped_size
+            nonce, body = sealed[at : at + _NONCE], sealed[at + _NONCE :]
+            shared = {name: context[name] for name in names}
+        except (struct.error, ValueError, KeyError, TypeError) as error:
+            raise InternalError("Internal error during PII decryption; retry the request") from error
+        with provider_errors("PII decryption"):
+            response = self._kms.decrypt(KeyId=self._key_id, CiphertextBlob=wrapped, EncryptionContext=shared)
+        try:
+            return AESGCM(bytes(response["Plaintext"])).decrypt(nonce, body, _canonical(context))
+        except InvalidTag as error:
+            raise InternalError("Internal error during PII decryption; retry the request") from error
 
 
 class KmsCodeMac:

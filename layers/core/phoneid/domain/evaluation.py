@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from phoneid.domain.identity import Element, MatchResult
-from phoneid.domain.policy import Action, Flow, OnSourceFailure, Policy, Signal, parse_policy
+from phoneid.domain.policy import Flow, Policy, Signal, parse_policy
 from phoneid.domain.reasons import REASONS, Category, describe
 
 __all__ = [
@@ -86,19 +86,25 @@ def evaluate(observations: Observations, policy: Policy | None = None, flow: Flo
     monitored: list[int] = []
     findings = observations.get(Signal.PARTNER_FINDINGS)
     reported = frozenset(findings) if isinstance(findings, frozenset | set | tuple | list) else frozenset()
-    for rule in policy.active_rules(flow):
-        values = [observations.get(condition.signal, _ABSENT) for condition in rule.when]
-        if rule.acceptFindings and rule.code in reported:
+    observed = observations.get
+    for check in policy.flow_checks[flow]:
+        if check.accept_findings and check.code in reported:
             raised = True
-        elif any(value is _ABSENT for value in values):
-            continue
-        elif any(value is SOURCE_FAILED for value in values):
-            raised = rule.onSourceFailure == OnSourceFailure.FAIL
         else:
-            raised = all(c.holds(v) for c, v in zip(rule.when, values, strict=True))
-        results.setdefault(rule.category, [])
+            values = [observed(signal, _ABSENT) for signal in check.signals]
+            if _ABSENT in values:
+                continue
+            if SOURCE_FAILED in values:
+                raised = check.fail_closed
+            else:
+                raised = True
+                for test, value in zip(check.tests, values, strict=True):
+                    if not test(value):
+                        raised = False
+                        break
+        results.setdefault(check.category, [])
         if raised:
-            (results[rule.category] if rule.action == Action.FAIL else monitored).append(rule.code)
+            (monitored if check.monitor_only else results[check.category]).append(check.code)
     ordered = {category: tuple(sorted(results[category])) for category in Category if category in results}
     return Evaluation(ordered, tuple(sorted(monitored)))
 
@@ -157,17 +163,13 @@ def assess(
         holding = tuple(
             name
             for name, reason in level.reasons.items()
-            if not _empty(reason) and _holds(reason, raised, facts)
+            if not reason.unconditional and _holds(reason, raised, facts)
         )
         # A reason with no condition is the level's fallback: given only when no other reason holds.
-        holding = holding or tuple(name for name, reason in level.reasons.items() if _empty(reason))
+        holding = holding or tuple(name for name, reason in level.reasons.items() if reason.unconditional)
         if holding:
             return Assurance(level.level, holding)
     return Assurance(policy.assurance[-1].level)
-
-
-def _empty(reason: Any) -> bool:
-    return not reason.model_dump(exclude_none=True, exclude_defaults=True)
 
 
 def _positive(value: Any) -> bool:

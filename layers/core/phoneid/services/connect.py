@@ -6,8 +6,9 @@ rows; deliver merges the chunks' results into the output file through a multipar
 stays in memory is one chunk, and, while validating, the duplicate-key table (``SeenKeys``: 32 MiB for
 800,000 rows with Client Customer IDs).
 
-A row is verified exactly as ``/v3/verify`` verifies one item (``verify``: ``VerifyService.verify_item``
-with the client's ``Caller``), which enrolls it in Identity Manager when it passes. A ``PhoneIdError``
+A row is verified exactly as ``/v3/verify`` verifies one item (``verify``: ``VerifyService.verify_many``
+with the client's ``Caller``: each row decided by the same code path, then the chunk's passing rows
+enrolled in Identity Manager together, in a few AWS calls for the chunk). A ``PhoneIdError``
 of a row is that row's Error and Error Message in the output file; a throttled upstream
 (``phoneid.domain.connect.is_throttling``) raises ``ChunkThrottled`` for the whole chunk, which the
 state machine retries with backoff (rows verified before the throttling are verified again then:
@@ -41,7 +42,6 @@ change is written before the "processed" email, so that email goes at most once.
 
 from __future__ import annotations
 
-import concurrent.futures
 import heapq
 import json
 from collections.abc import Callable, Iterator, Sequence
@@ -107,7 +107,8 @@ CHUNK_ROWS = 1000
 ROW_WORKERS = 8  # rows of one chunk verified at once, as /v3/verify/batch does
 _SUBJECT_NAME_LIMIT = 100
 
-VerifyFunction = Callable[[Caller, VerifyItem], "Verified"]
+# ``VerifyService.verify_many``: the items, in order, each verified or its error, ``workers`` at once.
+VerifyMany = Callable[[Caller, Sequence[VerifyItem], int], "list[Verified | PhoneIdError]"]
 
 
 class ConnectBatches:
@@ -118,7 +119,7 @@ class ConnectBatches:
         profiles: ConnectProfiles,
         mailer: Mailer,
         clients: ClientStore,
-        verify: VerifyFunction,
+        verify: VerifyMany,
         clock: Clock,
         region: Region,
         chunk_rows: int = CHUNK_ROWS,
@@ -326,50 +327,42 @@ class ConnectBatches:
     def _verify_rows(
         self, caller: Caller | None, verification_type: VerificationType, rows: list[DetailRow], chunk: int
     ) -> list[RowOutcome]:
-        def one(row: DetailRow) -> RowOutcome:
-            return self._verify_row(caller, verification_type, row, chunk)
-
-        if self._workers == 1 or len(rows) <= 1:
-            return [one(row) for row in rows]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=min(self._workers, len(rows))) as pool:
-            futures = [pool.submit(one, row) for row in rows]
-            try:
-                return [future.result() for future in futures]
-            except BaseException:
-                for future in futures:  # a throttled chunk stops asking at once
-                    future.cancel()
-                raise
-
-    def _verify_row(
-        self, caller: Caller | None, verification_type: VerificationType, row: DetailRow, chunk: int
-    ) -> RowOutcome:
         if caller is None:
             refused = Unauthorized("Unauthorized: the client's credentials are disabled or removed")
-            return error_outcome(row, str(refused.code), refused.message)
-        item = VerifyItem(
-            phone_number=row.phone_number,
-            verification_type=verification_type,
-            first_name=row.first_name or None,
-            last_name=row.last_name or None,
-            client_customer_id=row.client_customer_id or None,
-            attributes=((row.attribute_type, row.attribute_value),) if row.partner else (),
-        )
+            return [error_outcome(row, str(refused.code), refused.message) for row in rows]
+        items = [
+            VerifyItem(
+                phone_number=row.phone_number,
+                verification_type=verification_type,
+                first_name=row.first_name or None,
+                last_name=row.last_name or None,
+                client_customer_id=row.client_customer_id or None,
+                attributes=((row.attribute_type, row.attribute_value),) if row.partner else (),
+            )
+            for row in rows
+        ]
         try:
-            verified = self._verify(caller, item)
-        except (PhoneIdError, SignalSourceError) as error:
+            verified = self._verify(caller, items, self._workers)
+        except SignalSourceError as error:
             if is_throttling(error):
                 raise ChunkThrottled(f"chunk {chunk}: an upstream service is throttling") from error
-            if isinstance(error, SignalSourceError):
-                raise
-            return error_outcome(row, str(error.code), error.message)
+            raise
+        return [self._row_outcome(row, outcome, chunk) for row, outcome in zip(rows, verified, strict=True)]
+
+    @staticmethod
+    def _row_outcome(row: DetailRow, outcome: Verified | PhoneIdError, chunk: int) -> RowOutcome:
+        if isinstance(outcome, PhoneIdError):
+            if is_throttling(outcome):
+                raise ChunkThrottled(f"chunk {chunk}: an upstream service is throttling") from outcome
+            return error_outcome(row, str(outcome.code), outcome.message)
         return verified_outcome(
             row,
-            passed=verified.success,
-            evaluation=verified.evaluation,
-            assurance_level=verified.assurance.level,
-            assurance_reasons=verified.assurance.reasons,
-            phone_alias=verified.phone_alias,
-            service_id=verified.service_id,
+            passed=outcome.success,
+            evaluation=outcome.evaluation,
+            assurance_level=outcome.assurance.level,
+            assurance_reasons=outcome.assurance.reasons,
+            phone_alias=outcome.phone_alias,
+            service_id=outcome.service_id,
         )
 
     # --- step 3: deliver -------------------------------------------------------------------------

@@ -45,6 +45,30 @@ class Enrolled(NamedTuple):
     existed: bool  # True: the identity was enrolled before and is returned as it is
 
 
+class Enrollee(NamedTuple):
+    """Who is to be enrolled: the number as given, the client's customer id, the PII to seal."""
+
+    phone_number: str
+    client_customer_id: str | None
+    pii: Pii
+
+
+def _enrollee(fields: EnrollFields) -> Enrollee:
+    return Enrollee(
+        fields.phoneNumber,
+        fields.clientCustomerId,
+        Pii(
+            first_name=fields.firstName,
+            last_name=fields.lastName,
+            client_human_id=fields.clientHumanId,
+            device_id=fields.deviceId,
+            attributes=tuple(
+                IdentityAttribute(a.attributeType, a.attributeValue) for a in fields.identityAttributes or ()
+            ),
+        ),
+    )
+
+
 class IdentityManager:
     def __init__(self, *, store: EnrollmentStore, clock: Clock, region: Region) -> None:
         self._store = store
@@ -59,85 +83,73 @@ class IdentityManager:
 
     def enroll_batch(self, caller: Caller, request: IdentityBatchRequest) -> BatchResponse:
         """One result per item, in order; an item's error does not stop the others."""
-        results: list[BatchResult] = []
+        results: list[BatchResult | None] = []
+        valid: list[tuple[int, Enrollee]] = []
         for entry in request.items:
             try:
                 item = (
                     entry if isinstance(entry, IdentityBatchItem) else IdentityBatchItem.model_validate(entry)
                 )
-                results.append(BatchResult(serviceId=self._enroll_fields(caller, item).service_id))
             except ValidationError as invalid:
                 results.append(BatchResult(error=from_validation(invalid.errors()).message))
-            except PhoneIdError as error:
-                results.append(BatchResult(error=error.message))
+                continue
+            valid.append((len(results), _enrollee(item)))
+            results.append(None)
+        enrolled = self.enroll_many(caller, [enrollee for _, enrollee in valid])
+        for (index, _), outcome in zip(valid, enrolled, strict=True):
+            results[index] = (
+                BatchResult(error=outcome.message)
+                if isinstance(outcome, PhoneIdError)
+                else BatchResult(serviceId=outcome.service_id)
+            )
+        answered = [result for result in results if result is not None]
         logger.info(
             "batch enrolled",
-            extra={"items": len(results), "errors": sum(1 for r in results if r.error is not None)},
+            extra={"items": len(answered), "errors": sum(1 for r in answered if r.error is not None)},
         )
-        return BatchResponse(results=results)
+        return BatchResponse(results=answered)
 
-    def enroll_for_verify(
-        self,
-        caller: Caller,
-        phone_number: str,
-        *,
-        client_customer_id: str | None = None,
-        client_human_id: str | None = None,
-        device_id: str | None = None,
-        first_name: str | None = None,
-        last_name: str | None = None,
-        attributes: Sequence[IdentityAttribute] = (),
-    ) -> Enrolled:
-        """Enrollment after a verification passed: the identity's serviceId and whether it existed."""
-        return self._enroll(
-            caller,
-            phone_number,
-            client_customer_id=client_customer_id,
-            pii=Pii(
-                first_name=first_name,
-                last_name=last_name,
-                client_human_id=client_human_id,
-                device_id=device_id,
-                attributes=tuple(attributes),
-            ),
-        )
+    def enroll_many(self, caller: Caller, enrollees: Sequence[Enrollee]) -> list[Enrolled | PhoneIdError]:
+        """Each enrollee enrolled (or found enrolled), in order, as if one after another, in a few
+        AWS calls for all: a Connect chunk's or a batch's passing rows. An enrollee's error is its
+        result."""
+        results: list[Enrolled | PhoneIdError | None] = [None] * len(enrollees)
+        candidates: list[tuple[int, Enrollment]] = []
+        now = self._clock.now()
+        for index, enrollee in enumerate(enrollees):
+            try:
+                phone = checked_phone(caller, enrollee.phone_number, self._region)
+            except PhoneIdError as error:
+                results[index] = error
+                continue
+            candidate = Enrollment(
+                client_id=caller.client_id,
+                service_id=new_service_id(),
+                phone_number=phone.e164,
+                country=phone.country,
+                created_at=now,
+                client_customer_id=enrollee.client_customer_id,
+                pii=enrollee.pii,
+            )
+            candidates.append((index, candidate))
+        stored = self._store.enroll_many([candidate for _, candidate in candidates])
+        for (index, _), outcome in zip(candidates, stored, strict=True):
+            if isinstance(outcome, PhoneIdError):
+                results[index] = outcome
+                continue
+            identity, created = outcome
+            logger.info(
+                "enrolled" if created else "already enrolled",
+                extra={"serviceId": identity.service_id, "phone": mask(identity.phone_number)},
+            )
+            results[index] = Enrolled(identity.service_id, existed=not created)
+        return [result for result in results if result is not None]
 
     def _enroll_fields(self, caller: Caller, fields: EnrollFields) -> Enrolled:
-        return self._enroll(
-            caller,
-            fields.phoneNumber,
-            client_customer_id=fields.clientCustomerId,
-            pii=Pii(
-                first_name=fields.firstName,
-                last_name=fields.lastName,
-                client_human_id=fields.clientHumanId,
-                device_id=fields.deviceId,
-                attributes=tuple(
-                    IdentityAttribute(a.attributeType, a.attributeValue)
-                    for a in fields.identityAttributes or ()
-                ),
-            ),
-        )
-
-    def _enroll(
-        self, caller: Caller, phone_text: str, *, client_customer_id: str | None, pii: Pii
-    ) -> Enrolled:
-        phone = checked_phone(caller, phone_text, self._region)
-        candidate = Enrollment(
-            client_id=caller.client_id,
-            service_id=new_service_id(),
-            phone_number=phone.e164,
-            country=phone.country,
-            created_at=self._clock.now(),
-            client_customer_id=client_customer_id,
-            pii=pii,
-        )
-        stored, created = self._store.enroll(candidate)
-        logger.info(
-            "enrolled" if created else "already enrolled",
-            extra={"serviceId": stored.service_id, "phone": mask(stored.phone_number)},
-        )
-        return Enrolled(stored.service_id, existed=not created)
+        [outcome] = self.enroll_many(caller, [_enrollee(fields)])
+        if isinstance(outcome, PhoneIdError):
+            raise outcome
+        return outcome
 
     # --- read --------------------------------------------------------------------------------
 

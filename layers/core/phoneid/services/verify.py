@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,12 +35,13 @@ from phoneid.api.verify_models import (
     VerifyResponse,
 )
 from phoneid.domain.clients import Caller, Flag
-from phoneid.domain.enrollment import IdentityAttribute
+from phoneid.domain.enrollment import IdentityAttribute, Pii
 from phoneid.domain.errors import PhoneIdError
-from phoneid.domain.evaluation import Assurance, Evaluation, assess, evaluate
+from phoneid.domain.evaluation import Assurance, Evaluation, Observations, assess, evaluate
 from phoneid.domain.identity import Address, Business, Claimed, Identity, match
 from phoneid.domain.phone import Region, mask
 from phoneid.domain.phone_access import checked_phone
+from phoneid.domain.policy import Policy
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.verification import (
     Label,
@@ -51,7 +53,7 @@ from phoneid.domain.verification import (
     shown_addresses,
 )
 from phoneid.ports import IdentitySource, KeyedDigest
-from phoneid.services.identity_manager import IdentityManager
+from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager
 from phoneid.services.policies import PolicyBook
 from phoneid.services.signals import Gatherer, Subject
 from phoneid.services.staged import wire_evaluation
@@ -131,40 +133,83 @@ class VerifyService:
 
     def verify_batch(self, caller: Caller, request: VerifyBatchRequest) -> VerifyBatchResponse:
         """One result per item, in order; an item that cannot be verified carries its own error."""
-        with concurrent.futures.ThreadPoolExecutor(max_workers=_BATCH_WORKERS) as pool:
-            results = list(pool.map(lambda raw: self._batch_result(caller, raw), request.items))
+        results: list[VerifyBatchResult | None] = []
+        valid: list[tuple[int, VerifyItem, dict[str, str | None]]] = []
+        for raw in request.items:
+            phone = raw.get("phoneNumber") if isinstance(raw, dict) else None
+            echo = {
+                "phoneNumber": phone if isinstance(phone, str) and len(phone) <= 32 else "",
+                "clientCustomerId": _short(raw, "clientCustomerId"),
+                "clientHumanId": _short(raw, "clientHumanId"),
+            }
+            try:
+                item = item_of(VerifyFields.model_validate(raw))
+            except ValidationError as invalid:
+                results.append(
+                    VerifyBatchResult(success="false", assuranceLevel="AL-1", error=_message(invalid), **echo)
+                )
+                continue
+            valid.append((len(results), item, echo))
+            results.append(None)
+        verified = self.verify_many(caller, [item for _, item, _ in valid])
+        for (index, _, echo), outcome in zip(valid, verified, strict=True):
+            results[index] = (
+                VerifyBatchResult(success="false", assuranceLevel="AL-1", error=outcome.message, **echo)
+                if isinstance(outcome, PhoneIdError)
+                else VerifyBatchResult(
+                    **_answer(outcome),
+                    assuranceLevel=outcome.assurance.level,
+                    clientCustomerId=echo["clientCustomerId"],
+                    clientHumanId=echo["clientHumanId"],
+                )
+            )
+        answered = [result for result in results if result is not None]
         logger.info(
             "batch verified",
-            extra={"items": len(results), "errors": sum(1 for r in results if r.error is not None)},
+            extra={"items": len(answered), "errors": sum(1 for r in answered if r.error is not None)},
         )
         return VerifyBatchResponse(
-            correlationId=str(uuid.uuid4()), clientRequestId=request.clientRequestId, results=results
+            correlationId=str(uuid.uuid4()), clientRequestId=request.clientRequestId, results=answered
         )
 
-    def _batch_result(self, caller: Caller, raw: Any) -> VerifyBatchResult:
-        phone = raw.get("phoneNumber") if isinstance(raw, dict) else None
-        echo = {
-            "phoneNumber": phone if isinstance(phone, str) and len(phone) <= 32 else "",
-            "clientCustomerId": _short(raw, "clientCustomerId"),
-            "clientHumanId": _short(raw, "clientHumanId"),
-        }
-        try:
-            verified = self.verify_item(caller, item_of(VerifyFields.model_validate(raw)))
-        except ValidationError as invalid:
-            return VerifyBatchResult(success="false", assuranceLevel="AL-1", error=_message(invalid), **echo)
-        except PhoneIdError as error:
-            return VerifyBatchResult(success="false", assuranceLevel="AL-1", error=error.message, **echo)
-        return VerifyBatchResult(
-            **_answer(verified),
-            assuranceLevel=verified.assurance.level,
-            clientCustomerId=echo["clientCustomerId"],
-            clientHumanId=echo["clientHumanId"],
-        )
-
-    # --- one verification --------------------------------------------------------------------
+    # --- verification: decide each item, then enroll the passing ones together ------------------
 
     def verify_item(self, caller: Caller, item: VerifyItem) -> Verified:
         """The one code path of every verification (single, batch item, Connect row)."""
+        [outcome] = self._conclude(caller, [self._decide(caller, item)])
+        if isinstance(outcome, PhoneIdError):
+            raise outcome
+        return outcome
+
+    def verify_many(
+        self, caller: Caller, items: Sequence[VerifyItem], workers: int = _BATCH_WORKERS
+    ) -> list[Verified | PhoneIdError]:
+        """``verify_item`` of each, in order, an item's ``PhoneIdError`` being its result: each item
+        decided on its own (``workers`` at once), then the passing ones enrolled together. Any other
+        failure stops them all (the items not yet decided are not)."""
+        if workers <= 1 or len(items) <= 1:
+            decided = [self._decide_or_error(caller, item) for item in items]
+        else:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
+                futures = [pool.submit(self._decide_or_error, caller, item) for item in items]
+                try:
+                    decided = [future.result() for future in futures]
+                except BaseException:
+                    for future in futures:  # e.g. a throttled upstream: stop asking at once
+                        future.cancel()
+                    raise
+        concluded = iter(self._conclude(caller, [d for d in decided if isinstance(d, _Decided)]))
+        return [d if isinstance(d, PhoneIdError) else next(concluded) for d in decided]
+
+    def _decide_or_error(self, caller: Caller, item: VerifyItem) -> _Decided | PhoneIdError:
+        try:
+            return self._decide(caller, item)
+        except PhoneIdError as error:
+            return error
+
+    def _decide(self, caller: Caller, item: VerifyItem) -> _Decided:
+        """Everything but enrollment: the number checked, the person matched, the signals gathered,
+        the policy evaluated."""
         phone = checked_phone(caller, item.phone_number, self._region)
         if self._catalogue is not None:
             self._catalogue.select(phone.e164, caller)  # 8007 / 8009 as everywhere in Sandbox
@@ -191,41 +236,65 @@ class VerifyService:
         # The records' data is shown only to a caller who named this very person and passed: a
         # number alone never reveals who holds it.
         shown = success and named and identity is not None and matched_identity(evaluation)
-        service_id, existed = None, False
-        if success and caller.has(Flag.AUTO_ENROLLMENT):
-            enrolled = self._identity_manager.enroll_for_verify(
-                caller,
-                phone.e164,
-                client_customer_id=item.client_customer_id,
-                client_human_id=item.client_human_id,
-                first_name=item.first_name,
-                last_name=item.last_name,
-                attributes=[IdentityAttribute(kind, value) for kind, value in item.attributes],
-            )
-            service_id, existed = enrolled.service_id, enrolled.existed
-        logger.info(
-            "verified",
-            extra={
-                "phone": mask(phone.e164),
-                "type": item.verification_type.value,
-                "label": label.value,
-                "reasons": sorted(evaluation.codes),
-                "monitored": list(evaluation.monitored),
-                "enrolled": service_id is not None,
-            },
-        )
-        return Verified(
+        return _Decided(
             item=item,
             phone_number=phone.e164,
             success=success,
             label=label,
             evaluation=evaluation,
-            assurance=assess(evaluation, observations, enrolled_before=existed, policy=policy),
+            observations=observations,
+            policy=policy,
             identity=identity if shown else None,
-            service_id=service_id,
-            phone_alias=self._phone_alias(caller.client_id, phone.e164),
-            businesses=tuple(ranked_businesses(identity, item.first_name, item.last_name))
-            if identity and shown
+        )
+
+    def _conclude(self, caller: Caller, decisions: Sequence[_Decided]) -> list[Verified | PhoneIdError]:
+        """Enroll the passing decisions in one go (unless the operator turned automatic enrollment
+        off for the client), then assess each: an enrollment's failure is its item's result."""
+        enrolling = [d for d in decisions if d.success] if caller.has(Flag.AUTO_ENROLLMENT) else []
+        enrolled = dict(
+            zip(
+                map(id, enrolling),
+                self._identity_manager.enroll_many(caller, [_enrollee(d.item) for d in enrolling]),
+                strict=True,
+            )
+        )
+        return [self._verified(caller, decided, enrolled.get(id(decided))) for decided in decisions]
+
+    def _verified(
+        self, caller: Caller, decided: _Decided, enrolled: Enrolled | PhoneIdError | None
+    ) -> Verified | PhoneIdError:
+        if isinstance(enrolled, PhoneIdError):
+            return enrolled
+        evaluation = decided.evaluation
+        logger.info(
+            "verified",
+            extra={
+                "phone": mask(decided.phone_number),
+                "type": decided.item.verification_type.value,
+                "label": decided.label.value,
+                "reasons": sorted(evaluation.codes),
+                "monitored": list(evaluation.monitored),
+                "enrolled": enrolled is not None,
+            },
+        )
+        identity = decided.identity
+        return Verified(
+            item=decided.item,
+            phone_number=decided.phone_number,
+            success=decided.success,
+            label=decided.label,
+            evaluation=evaluation,
+            assurance=assess(
+                evaluation,
+                decided.observations,
+                enrolled_before=enrolled is not None and enrolled.existed,
+                policy=decided.policy,
+            ),
+            identity=identity,
+            service_id=enrolled.service_id if enrolled is not None else None,
+            phone_alias=self._phone_alias(caller.client_id, decided.phone_number),
+            businesses=tuple(ranked_businesses(identity, decided.item.first_name, decided.item.last_name))
+            if identity
             else (),
             po_boxes=caller.has(Flag.PO_BOX_ADDRESSES),
         )
@@ -234,6 +303,33 @@ class VerifyService:
         """A persistent, client-scoped alias of the subscriber's number: a keyed MAC, not stored."""
         digest = self._aliases.digest(f"alias:{client_id}:{phone_number}")
         return hashlib.sha256(digest.encode()).hexdigest()[:32].upper()
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """A verification decided, before its enrollment."""
+
+    item: VerifyItem
+    phone_number: str
+    success: bool
+    label: Label
+    evaluation: Evaluation
+    observations: Observations
+    policy: Policy
+    identity: Identity | None  # shown to the caller: set only when it named this person and passed
+
+
+def _enrollee(item: VerifyItem) -> Enrollee:
+    return Enrollee(
+        item.phone_number,
+        item.client_customer_id,
+        Pii(
+            first_name=item.first_name,
+            last_name=item.last_name,
+            client_human_id=item.client_human_id,
+            attributes=tuple(IdentityAttribute(kind, value) for kind, value in item.attributes),
+        ),
+    )
 
 
 def _answer(verified: Verified) -> dict[str, Any]:

@@ -20,9 +20,10 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -37,7 +38,7 @@ from phoneid.domain.enrollment import (
     Status,
     is_service_id,
 )
-from phoneid.domain.errors import InternalError, MalformedRequest
+from phoneid.domain.errors import InternalError, MalformedRequest, PhoneIdError
 from phoneid.domain.monitor import MonitorState
 from phoneid.domain.signals import NumberHistory
 from phoneid.ports import PiiCipher
@@ -47,6 +48,9 @@ BY_CLIENT = "byClient"
 _IDENTITY = "identity"
 _PLACE = "place"
 _ATTEMPTS = 4
+_T = TypeVar("_T")
+_GROUP = 50  # new identities a transaction creates: 2 items each, DynamoDB's limit is 100
+_READS = 100  # keys a BatchGetItem reads
 _CREATED_SK = re.compile(r"^\d{13}#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -60,6 +64,11 @@ class _Cancelled(Exception):
 
 class _Conflict(Exception):
     """A conditional single-item write whose condition did not hold."""
+
+
+def _groups(items: Sequence[_T], size: int) -> Iterator[Sequence[_T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def _key(pk: str) -> dict[str, Any]:
@@ -88,20 +97,6 @@ class DynamoEnrollmentStore:
     def _context(client_id: str, service_id: str) -> dict[str, str]:
         return {"clientId": client_id, "serviceId": service_id, "use": "enrollment"}
 
-    def _seal(self, enrollment: Enrollment) -> bytes | None:
-        pii = enrollment.pii
-        if pii is None or pii.empty:
-            return None
-        values = {
-            "firstName": pii.first_name,
-            "lastName": pii.last_name,
-            "clientHumanId": pii.client_human_id,
-            "deviceId": pii.device_id,
-            "attributes": [[a.attribute_type, a.attribute_value] for a in pii.attributes] or None,
-        }
-        plaintext = json.dumps({k: v for k, v in values.items() if v is not None}).encode()
-        return self._cipher.encrypt(plaintext, self._context(enrollment.client_id, enrollment.service_id))
-
     def _open(self, values: Mapping[str, Any]) -> Pii:
         sealed = values.get("pii")
         if sealed is None:
@@ -117,7 +112,31 @@ class DynamoEnrollmentStore:
             attributes=tuple(IdentityAttribute(t, v) for t, v in opened.get("attributes", ())),
         )
 
-    def _item(self, enrollment: Enrollment) -> dict[str, Any]:
+    def _plain_pii(self, enrollment: Enrollment) -> bytes | None:
+        pii = enrollment.pii
+        if pii is None or pii.empty:
+            return None
+        values = {
+            "firstName": pii.first_name,
+            "lastName": pii.last_name,
+            "clientHumanId": pii.client_human_id,
+            "deviceId": pii.device_id,
+            "attributes": [[a.attribute_type, a.attribute_value] for a in pii.attributes] or None,
+        }
+        return json.dumps({k: v for k, v in values.items() if v is not None}).encode()
+
+    def _seal_many(self, enrollments: Sequence[Enrollment]) -> list[bytes | None]:
+        """Each enrollment's PII sealed (None when it has none), for one KMS call in all."""
+        plain_pii = [self._plain_pii(e) for e in enrollments]
+        records = [
+            (text, self._context(e.client_id, e.service_id))
+            for e, text in zip(enrollments, plain_pii, strict=True)
+            if text is not None
+        ]
+        sealed = iter(self._cipher.encrypt_many(records))
+        return [None if text is None else next(sealed) for text in plain_pii]
+
+    def _item(self, enrollment: Enrollment, sealed_pii: bytes | None) -> dict[str, Any]:
         values = {
             "pk": f"{enrollment.client_id}#{enrollment.service_id}",
             "kind": _IDENTITY,
@@ -131,7 +150,7 @@ class DynamoEnrollmentStore:
             "createdSk": _created_sk(enrollment),
             "clientCustomerId": enrollment.client_customer_id,
             "place": _place(enrollment),
-            "pii": self._seal(enrollment),
+            "pii": sealed_pii,
         }
         return to_item(values)
 
@@ -341,7 +360,7 @@ class DynamoEnrollmentStore:
         for _ in range(_ATTEMPTS):
             holder = self._read(place)
             if holder is None:
-                items = [self._identity_put(enrollment), self._take_place(place, enrollment.service_id, None)]
+                items = [self._new_identity(enrollment), self._take_place(place, enrollment.service_id, None)]
             else:
                 current = self._read(f"{enrollment.client_id}#{holder['serviceId']}")
                 keeps_place = enrollment.client_customer_id is not None or (
@@ -351,7 +370,7 @@ class DynamoEnrollmentStore:
                     return self._enrollment(current, with_pii=False), False
                 # An inactive identity without a clientCustomerId gives its place to the new one.
                 items = [
-                    self._identity_put(enrollment),
+                    self._new_identity(enrollment),
                     self._take_place(place, enrollment.service_id, holder["serviceId"]),
                 ]
                 if current is not None and current.get("place") == place:
@@ -365,12 +384,131 @@ class DynamoEnrollmentStore:
             "Internal error during enrollment: too many concurrent changes; retry the request"
         )
 
-    def _identity_put(self, enrollment: Enrollment) -> dict[str, Any]:
+    def enroll_many(self, enrollments: Sequence[Enrollment]) -> list[tuple[Enrollment, bool] | PhoneIdError]:
+        """``enroll`` of each, in order, as if one after another, in a few calls for all.
+
+        The first enrollment of each place decides it; a later one of the same place gets that
+        identity (``created`` False). Places are read with BatchGetItem; identities for free places
+        are created in transactions of up to ``_GROUP`` (each identity with its place, so each stays
+        atomic); a place about to change hands, a group whose transaction is cancelled (a place
+        taken meanwhile: nothing of the group was written) and anything the bulk calls could not do
+        go through ``enroll`` one by one, which looks again. An enrollment's own failure is its
+        result; the others go on.
+        """
+        results: list[tuple[Enrollment, bool] | PhoneIdError | None] = [None] * len(enrollments)
+        first_of: dict[str, int] = {}
+        for index, enrollment in enumerate(enrollments):
+            first_of.setdefault(_place(enrollment), index)
+        one_by_one: list[int] = []
+        try:
+            free = self._settle_known(enrollments, first_of, results, one_by_one)
+            sealed = dict(zip(free, self._seal_many([enrollments[i] for i in free]), strict=True))
+            for group in _groups(free, _GROUP):
+                if not self._create_group([(enrollments[i], sealed[i]) for i in group]):
+                    one_by_one.extend(group)
+                    continue
+                for index in group:
+                    results[index] = (enrollments[index], True)
+        except PhoneIdError:
+            one_by_one = [i for i in first_of.values() if results[i] is None]
+        for index in sorted(one_by_one):
+            results[index] = self._enroll_or_error(enrollments[index])
+        for index, enrollment in enumerate(enrollments):
+            if results[index] is not None:
+                continue
+            decided = results[first_of[_place(enrollment)]]
+            if isinstance(decided, tuple):
+                results[index] = (replace(decided[0], pii=None), False)
+            else:  # the place's first enrollment failed: this one tries on its own
+                results[index] = self._enroll_or_error(enrollment)
+        settled = [result for result in results if result is not None]
+        assert len(settled) == len(enrollments), "every enrollment has its result"
+        return settled
+
+    def _settle_known(
+        self,
+        enrollments: Sequence[Enrollment],
+        first_of: Mapping[str, int],
+        results: list[tuple[Enrollment, bool] | PhoneIdError | None],
+        one_by_one: list[int],
+    ) -> list[int]:
+        """Read the places and their holders: a place held stays with its identity (its result is
+        set), a place changing hands goes to ``one_by_one``; returns the firsts of free places."""
+        holders, unread = self._read_many(list(first_of))
+        holding = {
+            f"{enrollments[first_of[place]].client_id}#{holder['serviceId']}"
+            for place, holder in holders.items()
+        }
+        identities, unread_identities = self._read_many(sorted(holding))
+        free: list[int] = []
+        for place, index in first_of.items():
+            enrollment = enrollments[index]
+            holder = holders.get(place)
+            if place in unread:
+                one_by_one.append(index)
+            elif holder is None:
+                free.append(index)
+            else:
+                pk = f"{enrollment.client_id}#{holder['serviceId']}"
+                current = identities.get(pk)
+                keeps_place = enrollment.client_customer_id is not None or (
+                    current is not None and current["status"] == Status.ACTIVE.value
+                )
+                if pk not in unread_identities and self._held(current, enrollment.client_id) and keeps_place:
+                    assert current is not None
+                    results[index] = (self._enrollment(current, with_pii=False), False)
+                else:
+                    one_by_one.append(index)
+        return free
+
+    def _create_group(self, group: Sequence[tuple[Enrollment, bytes | None]]) -> bool:
+        """Each identity with its free place, in one transaction; False when it was cancelled."""
+        items: list[dict[str, Any]] = []
+        for enrollment, sealed_pii in group:
+            items.append(self._identity_put(enrollment, sealed_pii))
+            items.append(self._take_place(_place(enrollment), enrollment.service_id, None))
+        try:
+            self._transact(items, "enrollment")
+        except _Cancelled:
+            return False
+        return True
+
+    def _enroll_or_error(self, enrollment: Enrollment) -> tuple[Enrollment, bool] | PhoneIdError:
+        try:
+            return self.enroll(enrollment)
+        except PhoneIdError as error:
+            return error
+
+    def _read_many(self, pks: Sequence[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+        """Consistent reads of ``pks``, 100 a call: (items found by pk, pks left unread)."""
+        found: dict[str, dict[str, Any]] = {}
+        unread: set[str] = set()
+        for group in _groups(pks, _READS):
+            keys: list[dict[str, Any]] = [_key(pk) for pk in group]
+            for _ in range(_ATTEMPTS):
+                with provider_errors("enrollment read"):
+                    response = self._db.batch_get_item(
+                        RequestItems={self._table: {"Keys": keys, "ConsistentRead": True}}
+                    )
+                for item in response.get("Responses", {}).get(self._table, []):
+                    values = plain(item)
+                    found[values["pk"]] = values
+                keys = response.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
+                if not keys:
+                    break
+            unread.update(str(key["pk"]["S"]) for key in keys)
+        return found, unread
+
+    def _new_identity(self, enrollment: Enrollment) -> dict[str, Any]:
         """Built (PII sealed) only when it is written: a customer already enrolled costs no KMS call."""
+        [sealed_pii] = self._seal_many([enrollment])
+        return self._identity_put(enrollment, sealed_pii)
+
+    def _identity_put(self, enrollment: Enrollment, sealed_pii: bytes | None) -> dict[str, Any]:
         return {
             "Put": {
                 "TableName": self._table,
-                "Item": self._item(enrollment),
+                "Item": self._item(enrollment, sealed_pii),
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
         }
