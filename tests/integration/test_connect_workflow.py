@@ -264,9 +264,7 @@ class FlakyVerify:
     calls: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def verify_many(
-        self, caller: Caller, items: Sequence[VerifyItem], workers: int
-    ) -> list[Verified | PhoneIdError]:
+    def verify_many(self, caller: Caller, items: Sequence[VerifyItem]) -> list[Verified | PhoneIdError]:
         with self.lock:
             self.calls.extend(item.phone_number for item in items)
             throttled = self.throttle > 0
@@ -277,10 +275,10 @@ class FlakyVerify:
             except ClientError as error:
                 refused = InternalError()
                 refused.__cause__ = error
-            return [refused, *self.real.verify_many(caller, items[1:], workers)]
+            return [refused, *self.real.verify_many(caller, items[1:])]
         if any(item.phone_number in self.broken for item in items):
             raise RuntimeError("the verification broke")
-        verified: list[Verified | PhoneIdError] = self.real.verify_many(caller, items, workers)
+        verified: list[Verified | PhoneIdError] = self.real.verify_many(caller, items)
         return verified
 
 

@@ -66,9 +66,7 @@ class ScriptedVerify:
     calls: list[tuple[Caller, VerifyItem]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def __call__(
-        self, caller: Caller, items: Sequence[VerifyItem], workers: int
-    ) -> list[Verified | PhoneIdError]:
+    def __call__(self, caller: Caller, items: Sequence[VerifyItem]) -> list[Verified | PhoneIdError]:
         return [self._one(caller, item) for item in items]
 
     def _one(self, caller: Caller, item: VerifyItem) -> Verified | PhoneIdError:
@@ -149,7 +147,6 @@ def make_world(
     types: tuple[str, ...] = ("verifiedUser",),
     emails: tuple[str, ...] = ACME_EMAILS,
     chunk_rows: int = 1000,
-    workers: int = 8,
 ) -> World:
     objects, states, profiles = InMemoryObjectStore(), InMemoryBatchStates(), InMemoryConnectProfiles()
     mailer, clients, verify, clock = RecordingMailer(), InMemoryClientStore(), ScriptedVerify(), FakeClock()
@@ -185,7 +182,6 @@ def make_world(
         "US",
         chunk_rows=chunk_rows,
         operator_emails=OPERATOR,
-        workers=workers,
     )
     return World(service, objects, states, profiles, mailer, clients, verify, clock)
 

@@ -464,7 +464,7 @@ class Container:
 
     @cached_property
     def verify(self) -> VerifyService:
-        from phoneid.services.verify import VerifyService
+        from phoneid.services.verify import ITEM_WORKERS, VerifyService
 
         return VerifyService(
             region=self.settings.region,
@@ -474,6 +474,8 @@ class Container:
             policies=self.policies,
             identity_manager=self.identity_manager,
             aliases=self.alias_mac,
+            # The Sandbox decides from its catalogue in memory: threads would only wait for each other.
+            item_workers=1 if self.catalogue is not None else ITEM_WORKERS,
         )
 
     # --- change-event webhooks ----------------------------------------------------------------
@@ -594,7 +596,7 @@ class Container:
         return self.connect_batches()
 
     def connect_batches(self, **changes: Any) -> ConnectBatches:
-        """Connect's service wired as here, with ``changes`` (a test's verify, a bench's workers)."""
+        """Connect's service wired as here, with ``changes`` (a test's verify, its chunk size)."""
         from phoneid.services.connect import ConnectBatches
 
         wiring: dict[str, Any] = {

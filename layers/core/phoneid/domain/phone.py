@@ -55,7 +55,10 @@ def parse_phone(text: str, stack_region: Region) -> PhoneNumber:
         parsed = phonenumbers.parse(cleaned, _HOME_COUNTRY[stack_region])
     except phonenumbers.NumberParseException as error:
         raise InvalidPhoneNumber("must be a phone number with country code, e.g. +12025550123") from error
-    if not phonenumbers.is_valid_number(parsed):
+    # A number is valid exactly when its type is known (that is how phonenumbers decides validity),
+    # so one type lookup answers both: each lookup scans the regions of the country code.
+    kind = phonenumbers.number_type(parsed)
+    if kind == PhoneNumberType.UNKNOWN:
         raise InvalidPhoneNumber("is not a valid phone number for its country code")
     country = phonenumbers.region_code_for_number(parsed)
     if not country or country == "001":
@@ -63,7 +66,7 @@ def parse_phone(text: str, stack_region: Region) -> PhoneNumber:
     return PhoneNumber(
         e164=phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164),
         country=country,
-        mobile_capable=phonenumbers.number_type(parsed) in _MOBILE_CAPABLE,
+        mobile_capable=kind in _MOBILE_CAPABLE,
     )
 
 

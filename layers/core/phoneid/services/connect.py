@@ -104,11 +104,10 @@ if TYPE_CHECKING:
 logger = Logger(child=True)
 
 CHUNK_ROWS = 1000
-ROW_WORKERS = 8  # rows of one chunk verified at once, as /v3/verify/batch does
 _SUBJECT_NAME_LIMIT = 100
 
-# ``VerifyService.verify_many``: the items, in order, each verified or its error, ``workers`` at once.
-VerifyMany = Callable[[Caller, Sequence[VerifyItem], int], "list[Verified | PhoneIdError]"]
+# ``VerifyService.verify_many``: the items, in order, each verified or its error.
+VerifyMany = Callable[[Caller, Sequence[VerifyItem]], "list[Verified | PhoneIdError]"]
 
 
 class ConnectBatches:
@@ -124,10 +123,9 @@ class ConnectBatches:
         region: Region,
         chunk_rows: int = CHUNK_ROWS,
         operator_emails: Sequence[str] = (),
-        workers: int = ROW_WORKERS,
     ) -> None:
-        if chunk_rows < 1 or workers < 1:
-            raise ValueError("chunk_rows and workers must be positive")
+        if chunk_rows < 1:
+            raise ValueError("chunk_rows must be positive")
         self._objects = objects
         self._states = states
         self._profiles = profiles
@@ -138,7 +136,6 @@ class ConnectBatches:
         self._region = region
         self._chunk_rows = chunk_rows
         self._operator_emails = list(operator_emails)
-        self._workers = workers
 
     # --- step 1: validate ------------------------------------------------------------------------
 
@@ -342,7 +339,7 @@ class ConnectBatches:
             for row in rows
         ]
         try:
-            verified = self._verify(caller, items, self._workers)
+            verified = self._verify(caller, items)
         except SignalSourceError as error:
             if is_throttling(error):
                 raise ChunkThrottled(f"chunk {chunk}: an upstream service is throttling") from error

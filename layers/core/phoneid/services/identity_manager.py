@@ -32,7 +32,7 @@ from phoneid.domain.clients import Caller
 from phoneid.domain.enrollment import Action, Enrollment, IdentityAttribute, Pii, new_service_id
 from phoneid.domain.errors import IdentityNotFound, PhoneIdError
 from phoneid.domain.lists import number_line_type
-from phoneid.domain.phone import Region, mask
+from phoneid.domain.phone import PhoneNumber, Region, mask
 from phoneid.domain.phone_access import checked_phone
 from phoneid.ports import Clock, EnrollmentStore
 
@@ -46,9 +46,10 @@ class Enrolled(NamedTuple):
 
 
 class Enrollee(NamedTuple):
-    """Who is to be enrolled: the number as given, the client's customer id, the PII to seal."""
+    """Who is to be enrolled: the number (as given, or as a verification of this caller already
+    checked it), the client's customer id, the PII to seal."""
 
-    phone_number: str
+    phone: str | PhoneNumber
     client_customer_id: str | None
     pii: Pii
 
@@ -118,7 +119,11 @@ class IdentityManager:
         now = self._clock.now()
         for index, enrollee in enumerate(enrollees):
             try:
-                phone = checked_phone(caller, enrollee.phone_number, self._region)
+                phone = (
+                    enrollee.phone
+                    if isinstance(enrollee.phone, PhoneNumber)
+                    else checked_phone(caller, enrollee.phone, self._region)
+                )
             except PhoneIdError as error:
                 results[index] = error
                 continue

@@ -39,7 +39,7 @@ from phoneid.domain.enrollment import IdentityAttribute, Pii
 from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.evaluation import Assurance, Evaluation, Observations, assess, evaluate
 from phoneid.domain.identity import Address, Business, Claimed, Identity, match
-from phoneid.domain.phone import Region, mask
+from phoneid.domain.phone import PhoneNumber, Region, mask
 from phoneid.domain.phone_access import checked_phone
 from phoneid.domain.policy import Policy
 from phoneid.domain.sandbox import Catalogue
@@ -60,8 +60,9 @@ from phoneid.services.staged import wire_evaluation
 
 logger = Logger(child=True)
 
-# Items of one batch verified at once; each item's sources run in the signals pool.
-_BATCH_WORKERS = 8
+# Items of a batch (or a Connect chunk) decided at once, when deciding waits on upstream sources;
+# each item's sources run in the signals pool.
+ITEM_WORKERS = 8
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class VerifyService:
         policies: PolicyBook,
         identity_manager: IdentityManager,
         aliases: KeyedDigest,
+        item_workers: int = ITEM_WORKERS,
     ) -> None:
         self._region = region
         self._catalogue = catalogue
@@ -117,6 +119,7 @@ class VerifyService:
         self._policies = policies
         self._identity_manager = identity_manager
         self._aliases = aliases
+        self._item_workers = item_workers
 
     # --- the API -----------------------------------------------------------------------------
 
@@ -181,12 +184,11 @@ class VerifyService:
             raise outcome
         return outcome
 
-    def verify_many(
-        self, caller: Caller, items: Sequence[VerifyItem], workers: int = _BATCH_WORKERS
-    ) -> list[Verified | PhoneIdError]:
+    def verify_many(self, caller: Caller, items: Sequence[VerifyItem]) -> list[Verified | PhoneIdError]:
         """``verify_item`` of each, in order, an item's ``PhoneIdError`` being its result: each item
-        decided on its own (``workers`` at once), then the passing ones enrolled together. Any other
-        failure stops them all (the items not yet decided are not)."""
+        decided on its own (``item_workers`` at once), then the passing ones enrolled together. Any
+        other failure stops them all (the items not yet decided are not)."""
+        workers = self._item_workers
         if workers <= 1 or len(items) <= 1:
             decided = [self._decide_or_error(caller, item) for item in items]
         else:
@@ -238,7 +240,7 @@ class VerifyService:
         shown = success and named and identity is not None and matched_identity(evaluation)
         return _Decided(
             item=item,
-            phone_number=phone.e164,
+            phone=phone,
             success=success,
             label=label,
             evaluation=evaluation,
@@ -254,7 +256,7 @@ class VerifyService:
         enrolled = dict(
             zip(
                 map(id, enrolling),
-                self._identity_manager.enroll_many(caller, [_enrollee(d.item) for d in enrolling]),
+                self._identity_manager.enroll_many(caller, [_enrollee(d) for d in enrolling]),
                 strict=True,
             )
         )
@@ -269,7 +271,7 @@ class VerifyService:
         logger.info(
             "verified",
             extra={
-                "phone": mask(decided.phone_number),
+                "phone": mask(decided.phone.e164),
                 "type": decided.item.verification_type.value,
                 "label": decided.label.value,
                 "reasons": sorted(evaluation.codes),
@@ -280,7 +282,7 @@ class VerifyService:
         identity = decided.identity
         return Verified(
             item=decided.item,
-            phone_number=decided.phone_number,
+            phone_number=decided.phone.e164,
             success=decided.success,
             label=decided.label,
             evaluation=evaluation,
@@ -292,7 +294,7 @@ class VerifyService:
             ),
             identity=identity,
             service_id=enrolled.service_id if enrolled is not None else None,
-            phone_alias=self._phone_alias(caller.client_id, decided.phone_number),
+            phone_alias=self._phone_alias(caller.client_id, decided.phone.e164),
             businesses=tuple(ranked_businesses(identity, decided.item.first_name, decided.item.last_name))
             if identity
             else (),
@@ -310,7 +312,7 @@ class _Decided:
     """A verification decided, before its enrollment."""
 
     item: VerifyItem
-    phone_number: str
+    phone: PhoneNumber
     success: bool
     label: Label
     evaluation: Evaluation
@@ -319,9 +321,10 @@ class _Decided:
     identity: Identity | None  # shown to the caller: set only when it named this person and passed
 
 
-def _enrollee(item: VerifyItem) -> Enrollee:
+def _enrollee(decided: _Decided) -> Enrollee:
+    item = decided.item
     return Enrollee(
-        item.phone_number,
+        decided.phone,
         item.client_customer_id,
         Pii(
             first_name=item.first_name,

@@ -404,11 +404,20 @@ class DynamoEnrollmentStore:
             free = self._settle_known(enrollments, first_of, results, one_by_one)
             sealed = dict(zip(free, self._seal_many([enrollments[i] for i in free]), strict=True))
             for group in _groups(free, _GROUP):
-                if not self._create_group([(enrollments[i], sealed[i]) for i in group]):
-                    one_by_one.extend(group)
-                    continue
-                for index in group:
-                    results[index] = (enrollments[index], True)
+                pending = list(group)
+                for _ in range(_ATTEMPTS):
+                    refused = self._create_group([(enrollments[i], sealed[i]) for i in pending])
+                    if refused is None:
+                        for index in pending:
+                            results[index] = (enrollments[index], True)
+                        pending = []
+                        break
+                    # Those whose place was taken meanwhile look again one by one; the rest retry.
+                    one_by_one.extend(pending[n] for n in refused)
+                    pending = [index for n, index in enumerate(pending) if n not in refused]
+                    if not pending:
+                        break
+                one_by_one.extend(pending)
         except PhoneIdError:
             one_by_one = [i for i in first_of.values() if results[i] is None]
         for index in sorted(one_by_one):
@@ -461,17 +470,20 @@ class DynamoEnrollmentStore:
                     one_by_one.append(index)
         return free
 
-    def _create_group(self, group: Sequence[tuple[Enrollment, bytes | None]]) -> bool:
-        """Each identity with its free place, in one transaction; False when it was cancelled."""
+    def _create_group(self, group: Sequence[tuple[Enrollment, bytes | None]]) -> set[int] | None:
+        """Each identity with its free place, in one transaction. None when it was written; when it
+        was cancelled, the positions in ``group`` whose items were refused (all when DynamoDB does
+        not say which)."""
         items: list[dict[str, Any]] = []
         for enrollment, sealed_pii in group:
             items.append(self._identity_put(enrollment, sealed_pii))
             items.append(self._take_place(_place(enrollment), enrollment.service_id, None))
         try:
             self._transact(items, "enrollment")
-        except _Cancelled:
-            return False
-        return True
+        except _Cancelled as cancelled:
+            refused = {n // 2 for n, code in enumerate(cancelled.codes) if code not in ("None", "")}
+            return refused or set(range(len(group)))
+        return None
 
     def _enroll_or_error(self, enrollment: Enrollment) -> tuple[Enrollment, bool] | PhoneIdError:
         try:
