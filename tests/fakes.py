@@ -262,9 +262,11 @@ class InMemoryChangeEventLog:
 
 from collections.abc import Iterator  # noqa: E402 - this section is appended
 
-from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage, Status  # noqa: E402
+from phoneid.domain.clients import Caller  # noqa: E402
+from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage, Pii, Status  # noqa: E402
 from phoneid.domain.errors import MalformedRequest  # noqa: E402
 from phoneid.domain.signals import NumberHistory  # noqa: E402
+from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager  # noqa: E402
 
 
 class InMemoryEnrollmentStore:
@@ -529,3 +531,12 @@ class InMemoryConnectProfiles:
 
     def delete(self, client_id: str) -> bool:
         return self.items.pop(client_id, None) is not None
+
+
+def enrolled_by_verify(
+    manager: IdentityManager, caller: Caller, phone: str, customer: str | None
+) -> Enrolled:
+    """What a passing verification enrolls: the number and the client's customer id, no PII."""
+    [outcome] = manager.enroll_many(caller, [Enrollee(phone, customer, Pii())])
+    assert isinstance(outcome, Enrolled), outcome
+    return outcome

@@ -14,23 +14,13 @@ from typing import Any
 import pytest
 
 from phoneid.domain.clients import Caller, Solution
-from phoneid.domain.enrollment import Pii, Status
-from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager
-from tests.fakes import START
+from phoneid.domain.enrollment import Status
+from tests.fakes import START, enrolled_by_verify
 from tests.harness import Api, HttpResponse, Integrator, at_once
 
 _numbers = itertools.count(1000)
 CREATED_AT = int(START.timestamp())
 CREATION_STRING = "2026-11-22T12:00:00Z"
-
-
-def enrolled_by_verify(
-    manager: IdentityManager, caller: Caller, phone: str, customer: str | None
-) -> Enrolled:
-    """What a passing verification enrolls: the number and the client's customer id, no PII."""
-    [outcome] = manager.enroll_many(caller, [Enrollee(phone, customer, Pii())])
-    assert isinstance(outcome, Enrolled), outcome
-    return outcome
 
 
 def new_number() -> str:

@@ -21,8 +21,8 @@ from phoneid.domain.enrollment import (
     next_status,
 )
 from phoneid.domain.errors import IdentityNotFound, MalformedRequest, UnauthorizedForCountry
-from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager
-from tests.fakes import START, FakeClock, InMemoryEnrollmentStore
+from phoneid.services.identity_manager import IdentityManager
+from tests.fakes import START, FakeClock, InMemoryEnrollmentStore, enrolled_by_verify
 
 CALLER = Caller(client_id="client-a", solution=Solution.IDENTITY)
 OTHER = Caller(client_id="client-b", solution=Solution.IDENTITY)
@@ -39,15 +39,6 @@ def enrollment(**fields: object) -> Enrollment:
     }
     values.update(fields)
     return Enrollment(**values)  # type: ignore[arg-type]
-
-
-def enrolled_by_verify(
-    manager: IdentityManager, caller: Caller, phone: str, customer: str | None
-) -> Enrolled:
-    """What a passing verification enrolls: the number and the client's customer id, no PII."""
-    [outcome] = manager.enroll_many(caller, [Enrollee(phone, customer, Pii())])
-    assert isinstance(outcome, Enrolled), outcome
-    return outcome
 
 
 def manager() -> tuple[IdentityManager, InMemoryEnrollmentStore, FakeClock]:
