@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.adapters.aws import provider_errors
+from phoneid.adapters.dynamodb.batch import READ_BATCH
 from phoneid.adapters.dynamodb.items import from_ms, ms, plain, to_item
 from phoneid.domain.enrollment import (
     Action,
@@ -50,7 +51,6 @@ _PLACE = "place"
 _ATTEMPTS = 4
 _T = TypeVar("_T")
 _GROUP = 50  # new identities a transaction creates: 2 items each, DynamoDB's limit is 100
-_READS = 100  # keys a BatchGetItem reads
 _CREATED_SK = re.compile(r"^\d{13}#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -175,6 +175,13 @@ class DynamoEnrollmentStore:
             and values.get("kind") == _IDENTITY
             and values.get("clientId") == client_id
             and values.get("status") != Status.DISENROLLED.value
+        )
+
+    def _keeps_place(self, holder: Mapping[str, Any], enrollment: Enrollment) -> bool:
+        """Whether the identity holding ``enrollment``'s place stays its identity: one this client
+        still holds, unless it is inactive without a clientCustomerId (then a new one takes over)."""
+        return self._held(holder, enrollment.client_id) and (
+            enrollment.client_customer_id is not None or holder["status"] == Status.ACTIVE.value
         )
 
     # --- reads -------------------------------------------------------------------------------
@@ -363,10 +370,7 @@ class DynamoEnrollmentStore:
                 items = [self._new_identity(enrollment), self._take_place(place, enrollment.service_id, None)]
             else:
                 current = self._read(f"{enrollment.client_id}#{holder['serviceId']}")
-                keeps_place = enrollment.client_customer_id is not None or (
-                    current is not None and current["status"] == Status.ACTIVE.value
-                )
-                if current is not None and self._held(current, enrollment.client_id) and keeps_place:
+                if current is not None and self._keeps_place(current, enrollment):
                     return self._enrollment(current, with_pii=False), False
                 # An inactive identity without a clientCustomerId gives its place to the new one.
                 items = [
@@ -460,11 +464,11 @@ class DynamoEnrollmentStore:
             else:
                 pk = f"{enrollment.client_id}#{holder['serviceId']}"
                 current = identities.get(pk)
-                keeps_place = enrollment.client_customer_id is not None or (
-                    current is not None and current["status"] == Status.ACTIVE.value
-                )
-                if pk not in unread_identities and self._held(current, enrollment.client_id) and keeps_place:
-                    assert current is not None
+                if (
+                    pk not in unread_identities
+                    and current is not None
+                    and self._keeps_place(current, enrollment)
+                ):
                     results[index] = (self._enrollment(current, with_pii=False), False)
                 else:
                     one_by_one.append(index)
@@ -495,7 +499,7 @@ class DynamoEnrollmentStore:
         """Consistent reads of ``pks``, 100 a call: (items found by pk, pks left unread)."""
         found: dict[str, dict[str, Any]] = {}
         unread: set[str] = set()
-        for group in _groups(pks, _READS):
+        for group in _groups(pks, READ_BATCH):
             keys: list[dict[str, Any]] = [_key(pk) for pk in group]
             for _ in range(_ATTEMPTS):
                 with provider_errors("enrollment read"):
