@@ -130,3 +130,30 @@ def test_territories_sharing_european_numbering_plans_are_served_by_the_eu_stack
     # Then it is European, like the UK whose plan it shares
     assert phone.country == country
     assert phone.region == "EU"
+
+
+def test_the_type_found_for_a_known_region_is_phonenumbers_own() -> None:
+    """``number_type_in`` skips finding the region again: on numbers of every kind and of countries
+    that share a country code, it answers what ``phonenumbers.number_type`` answers."""
+    import random
+
+    import phonenumbers
+
+    from phoneid.domain.phone import number_type_in
+
+    rng = random.Random(7)
+    codes = [1, 7, 44, 33, 49, 262, 590, 599, 61, 47, 358, 39, 800, 870, 882]
+    checked = valid = 0
+    for _ in range(4000):
+        code = rng.choice(codes)
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(6, 11)))
+        try:
+            number = phonenumbers.parse(f"+{code}{digits}")
+        except phonenumbers.NumberParseException:
+            continue
+        country = phonenumbers.region_code_for_number(number)
+        assert number_type_in(number, country) == phonenumbers.number_type(number), f"+{code}{digits}"
+        checked += 1
+        valid += phonenumbers.number_type(number) != phonenumbers.PhoneNumberType.UNKNOWN
+    assert checked > 3000
+    assert valid > 300  # valid numbers of several kinds, not only refusals

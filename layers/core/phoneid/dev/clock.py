@@ -18,6 +18,15 @@ class OffsetClock:
     def now(self) -> datetime:
         return datetime.now(UTC) + self._offset
 
+    @property
+    def offset_seconds(self) -> float:
+        return self._offset.total_seconds()
+
+    def catch_up(self, offset_seconds: float) -> None:
+        """Take another clock's offset (a worker process following the local stack's clock)."""
+        with self._lock:
+            self._offset = max(self._offset, timedelta(seconds=offset_seconds))
+
     def advance(self, seconds: float) -> datetime:
         if seconds < 0:
             raise ValueError("the clock only moves forward")

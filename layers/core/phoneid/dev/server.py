@@ -6,7 +6,8 @@ endpoint, which handlers reach through boto3 as they would in AWS), the web SDK 
 integrator. AWS is moto's server, which other processes (the ``phoneid`` CLI, the AWS CLI) reach at
 the printed endpoint. Every SMS and email is printed and listed at ``/_local/outbox``. Connect
 batches run as in AWS: an upload starts the state machine (moto's Step Functions, its Lambda tasks
-run by the handlers here; ``phoneid.dev.workflows``), and each execution is logged.
+run by the handlers in worker processes of their own; ``phoneid.dev.workflows``,
+``phoneid.dev.processes``), and each execution is logged.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from phoneid.dev.events import LambdaContext, websocket_event
 from phoneid.dev.gateway import LocalGateway
 from phoneid.dev.operator import FakeOperator
 from phoneid.dev.outbox import Outbox
+from phoneid.dev.processes import FunctionProcesses, function_specs
 from phoneid.dev.sftp import DEFAULT_PORT, LocalSftpServer, s3_client
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import ROOT
@@ -69,6 +71,7 @@ class DevStack:
         bootstrap.reset()
         self.clock = OffsetClock()
         bootstrap.override(clock=self.clock)
+        self.stack.processes = self._function_processes()
         self.tier, self.region, self.base_url = tier, region, base_url
         self.gateway = LocalGateway(self.stack)
         self.outbox = Outbox()
@@ -76,6 +79,21 @@ class DevStack:
         self.queue_pollers = pollers(self.stack)
         self.scheduled = scheduled_functions(self.stack.template)
         self.sftp = self._start_sftp()
+
+    def _function_processes(self) -> FunctionProcesses | None:
+        """Worker processes for what moto's Lambda runs (the workflows' steps), reaching moto over
+        HTTP; PHONEID_LAMBDA_PROCESSES caps them per function (default: the CPUs; 0: run in this
+        process, e.g. to debug a step)."""
+        configured = os.environ.get("PHONEID_LAMBDA_PROCESSES", "").strip()
+        limit = int(configured) if configured else None
+        if limit == 0:
+            return None
+        return FunctionProcesses(
+            function_specs(self.stack.template),
+            environment={**os.environ, "AWS_ENDPOINT_URL": self.moto.endpoint_url},
+            clock_offset=lambda: self.clock.offset_seconds,
+            limit=limit,
+        )
 
     def _start_sftp(self) -> LocalSftpServer:
         """Connect's SFTP server (Transfer Family in AWS) on PHONEID_SFTP_PORT (default 2222, 0: any
@@ -173,6 +191,8 @@ class DevStack:
 
     def stop(self) -> None:
         self.sftp.stop()
+        if self.stack.processes is not None:
+            self.stack.processes.stop()
         if self.operator is not None:
             self.operator.stop()
         self.moto.stop()

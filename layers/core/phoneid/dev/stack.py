@@ -12,11 +12,14 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 
 from phoneid.dev.template import Function, Template, template
+
+if TYPE_CHECKING:
+    from phoneid.dev.processes import FunctionProcesses
 
 LambdaHandler = Callable[[dict[str, Any], Any], Any]
 
@@ -35,6 +38,8 @@ class LocalStack:
     # loaded when requests overlap.
     _instances: dict[str, list[tuple[threading.Lock, LambdaHandler]]] = field(default_factory=dict)
     _pool_lock: threading.Lock = field(default_factory=threading.Lock)
+    # Where moto's Lambda runs the functions when not in this process (``phoneid dev``).
+    processes: FunctionProcesses | None = None
 
     @property
     def aws_region(self) -> str:

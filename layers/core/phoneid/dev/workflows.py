@@ -8,10 +8,12 @@ What AWS does and moto does not, added here (each a small patch, installed once 
   lasts the process).
 - **Lambda tasks.** moto's Docker-less Lambda (``LambdaSimpleBackend.invoke``) echoes its input. Here
   it runs the template's handler instead, found by function name or ARN among the functions of the
-  registered stacks (``LocalStack.invoke``, with the function's own timeout in its context), and
-  answers as Lambda does: the handler's JSON result, or, when it raises, ``{"errorType": <exception
-  class name>, "errorMessage": ...}`` with the ``X-Amz-Function-Error`` header, so the state
-  machine's ``Retry``/``Catch`` match on the class name (``ChunkThrottled``).
+  registered stacks (in the function's worker processes under ``phoneid dev``,
+  ``phoneid.dev.processes``; in this process otherwise, ``LocalStack.invoke``; with the function's
+  own timeout in its context), and answers as Lambda does: the handler's JSON result, or, when it
+  raises, ``{"errorType": <exception class name>, "errorMessage": ...}`` with the
+  ``X-Amz-Function-Error`` header, so the state machine's ``Retry``/``Catch`` match on the class
+  name (``ChunkThrottled``).
 - **EventBridge → Step Functions.** moto's rules deliver to logs, SQS, archives and buses only (a
   state-machine target raises, which also stops delivery to later targets). Here a target that is a
   state machine starts an execution, with the input the target's ``InputTransformer`` (or
@@ -36,7 +38,6 @@ import re
 import sys
 import threading
 import time
-import traceback
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -135,19 +136,18 @@ def _patch_lambda() -> None:
 def run_function(
     stack: LocalStack, logical_id: str, event: dict[str, Any]
 ) -> tuple[Any, dict[str, Any] | None]:
-    """(result, None) or (None, Lambda's error payload) of one invocation of the handler."""
+    """(result, None) or (None, Lambda's error payload) of one invocation of the handler: in a
+    worker process of the function when the stack has them (``phoneid dev``), else in this one."""
+    from phoneid.dev.processes import lambda_error
     from phoneid.dev.triggers import function_context
 
+    if stack.processes is not None and logical_id in stack.processes:
+        return stack.processes.invoke(logical_id, event)
     try:
         return stack.invoke(logical_id, event, function_context(stack.template, logical_id)), None
     except Exception as error:
         log.info("%s raised %s", logical_id, type(error).__name__)
-        return None, {
-            "errorType": type(error).__name__,
-            "errorMessage": str(error),
-            "requestId": str(uuid.uuid4()),
-            "stackTrace": traceback.format_tb(error.__traceback__),
-        }
+        return None, lambda_error(error)
 
 
 # --- EventBridge: state-machine targets ------------------------------------------------------------

@@ -6,7 +6,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 import phonenumbers
-from phonenumbers import PhoneNumberType
+from phonenumbers import PhoneMetadata, PhoneNumberType
+from phonenumbers import phonenumberutil as _util
+
+# Its type test against one region's metadata (what ``number_type`` ends with); private, so
+# looked up here with ``number_type`` itself as the fallback should a release rename it.
+_number_type_helper = getattr(_util, "_number_type_helper", None)
 
 Region = Literal["US", "EU"]
 
@@ -56,11 +61,11 @@ def parse_phone(text: str, stack_region: Region) -> PhoneNumber:
     except phonenumbers.NumberParseException as error:
         raise InvalidPhoneNumber("must be a phone number with country code, e.g. +12025550123") from error
     # A number is valid exactly when its type is known (that is how phonenumbers decides validity),
-    # so one type lookup answers both: each lookup scans the regions of the country code.
-    kind = phonenumbers.number_type(parsed)
+    # so one type lookup answers both.
+    country = phonenumbers.region_code_for_number(parsed)
+    kind = number_type_in(parsed, country)
     if kind == PhoneNumberType.UNKNOWN:
         raise InvalidPhoneNumber("is not a valid phone number for its country code")
-    country = phonenumbers.region_code_for_number(parsed)
     if not country or country == "001":
         raise InvalidPhoneNumber("is not a number of a country (non-geographic numbers are not served)")
     return PhoneNumber(
@@ -68,6 +73,18 @@ def parse_phone(text: str, stack_region: Region) -> PhoneNumber:
         country=country,
         mobile_capable=kind in _MOBILE_CAPABLE,
     )
+
+
+def number_type_in(parsed: phonenumbers.PhoneNumber, country: str | None) -> int:
+    """``phonenumbers.number_type`` for a number whose region is known: that function finds the
+    region again, which for a shared country code (+1: 25 regions) means matching the number
+    against each region's patterns until one fits; a Connect file pays it for every row."""
+    if country is None or parsed.country_code is None:
+        return int(PhoneNumberType.UNKNOWN)  # no region has the country code: no type either
+    metadata = PhoneMetadata.metadata_for_region_or_calling_code(parsed.country_code, country)
+    if metadata is None or _number_type_helper is None:
+        return int(phonenumbers.number_type(parsed))
+    return int(_number_type_helper(phonenumbers.national_significant_number(parsed), metadata))
 
 
 def mask(e164: str | None) -> str:

@@ -1,0 +1,267 @@
+"""Lambda's execution environments for the local stack: worker processes.
+
+The functions moto's Lambda invokes for the state machines (the Connect workflow's steps) run here
+each in processes of their own, as on Lambda: one invocation at a time per process, a new process
+when every one of the function's is busy (up to ``limit``; further invocations wait for one to be
+free), and a process kept warm for the next invocation. A worker reaches moto over HTTP like any
+other client. So a batch's chunks are decided on every CPU of the machine rather than taking turns
+for one interpreter lock with moto and the Step Functions interpreter, and each step's memory is
+its own process's (``/proc/PID/status``, the process named by its ``--function``).
+
+Between the local stack and a worker: one line of JSON each way per invocation, over a socket pair
+(the worker's stdout and stderr stay the function's log, as in Lambda). A request carries the event
+and the local clock's offset; the answer is the handler's result or Lambda's error payload. A
+worker that exits mid-invocation answers ``Runtime.ExitError``; one that overruns its function's
+timeout is stopped and answers ``Sandbox.Timedout``, as Lambda reports them to Step Functions.
+
+Run as ``python -m phoneid.dev.processes --fd N --module-path P --handler H --function F
+--timeout T``: the worker's side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import traceback
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from phoneid.dev.template import Template
+
+log = logging.getLogger("phoneid.dev.processes")
+
+# A worker gets this long beyond its function's timeout to answer before it is stopped.
+_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """What a worker process needs to run one function."""
+
+    logical_id: str
+    module_path: Path
+    handler_name: str
+    timeout_seconds: float
+
+
+def function_specs(template: Template) -> dict[str, FunctionSpec]:
+    """Every function of the template, with its timeout."""
+    from phoneid.dev.triggers import function_context
+
+    return {
+        logical_id: FunctionSpec(
+            logical_id,
+            function.module_path,
+            function.handler_name,
+            function_context(template, logical_id).timeout_seconds,
+        )
+        for logical_id, function in template.functions.items()
+    }
+
+
+def lambda_error(error: BaseException) -> dict[str, Any]:
+    """Lambda's payload for a handler that raised: Step Functions matches ``errorType``."""
+    return {
+        "errorType": type(error).__name__,
+        "errorMessage": str(error),
+        "requestId": str(uuid.uuid4()),
+        "stackTrace": traceback.format_tb(error.__traceback__),
+    }
+
+
+class _Worker:
+    def __init__(self, spec: FunctionSpec, environment: Mapping[str, str]) -> None:
+        ours, theirs = socket.socketpair()
+        self.spec = spec
+        self.process = subprocess.Popen(  # noqa: S603 - this package's own module
+            [
+                sys.executable, "-m", "phoneid.dev.processes",
+                "--fd", str(theirs.fileno()),
+                "--module-path", str(spec.module_path),
+                "--handler", spec.handler_name,
+                "--function", spec.logical_id,
+                "--timeout", f"{spec.timeout_seconds:g}",
+            ],
+            env=dict(environment),
+            pass_fds=(theirs.fileno(),),
+            start_new_session=True,  # Ctrl-C is the local stack's to handle: it stops its workers
+        )  # fmt: skip
+        theirs.close()
+        self._socket = ours
+        self._stream = ours.makefile("rwb")
+
+    def call(self, event: Any, clock_offset: float) -> tuple[Any, dict[str, Any] | None]:
+        self._socket.settimeout(self.spec.timeout_seconds + _GRACE_SECONDS)
+        try:
+            self._stream.write(json.dumps({"event": event, "clockOffset": clock_offset}).encode() + b"\n")
+            self._stream.flush()
+            line = self._stream.readline()
+        except TimeoutError:
+            self.stop()
+            message = f"Task timed out after {self.spec.timeout_seconds:.2f} seconds"
+            return None, {"errorType": "Sandbox.Timedout", "errorMessage": message}
+        except OSError:
+            line = b""
+        if not line:
+            self.stop()
+            code = self.process.poll()
+            return None, {
+                "errorType": "Runtime.ExitError",
+                "errorMessage": f"RequestId: {uuid.uuid4()} Error: Runtime exited with status {code}",
+            }
+        answer: dict[str, Any] = json.loads(line)
+        return answer.get("result"), answer.get("error")
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        self._stream.close()
+        self._socket.close()
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+
+class FunctionProcesses:
+    """Each function's worker processes; ``invoke`` runs one invocation on a free one."""
+
+    def __init__(
+        self,
+        specs: Mapping[str, FunctionSpec],
+        environment: Mapping[str, str],
+        clock_offset: Callable[[], float] = lambda: 0.0,
+        limit: int | None = None,
+    ) -> None:
+        self._specs = dict(specs)
+        self._environment = dict(environment)
+        self._clock_offset = clock_offset
+        self.limit = max(1, limit or os.cpu_count() or 1)
+        self._idle: dict[str, list[_Worker]] = {name: [] for name in self._specs}
+        self._count: dict[str, int] = dict.fromkeys(self._specs, 0)
+        self._changed = threading.Condition()
+        self._stopped = False
+
+    def __contains__(self, logical_id: str) -> bool:
+        return logical_id in self._specs
+
+    def invoke(self, logical_id: str, event: Any) -> tuple[Any, dict[str, Any] | None]:
+        """(result, None), or (None, Lambda's error payload)."""
+        worker = self._acquire(logical_id)
+        result, error = worker.call(event, self._clock_offset())
+        if error is not None:
+            log.info("%s raised %s", logical_id, error.get("errorType"))
+        self._release(worker)
+        return result, error
+
+    def _acquire(self, logical_id: str) -> _Worker:
+        with self._changed:
+            while True:
+                if self._stopped:
+                    raise RuntimeError("the local stack is stopping")
+                idle = self._idle[logical_id]
+                if idle:
+                    return idle.pop()
+                if self._count[logical_id] < self.limit:
+                    self._count[logical_id] += 1
+                    break
+                self._changed.wait()
+        try:  # a process is started outside the lock: other functions' invocations go on meanwhile
+            return _Worker(self._specs[logical_id], self._environment)
+        except BaseException:
+            with self._changed:
+                self._count[logical_id] -= 1
+                self._changed.notify_all()
+            raise
+
+    def _release(self, worker: _Worker) -> None:
+        with self._changed:
+            if worker.alive and not self._stopped:
+                self._idle[worker.spec.logical_id].append(worker)
+            else:
+                self._count[worker.spec.logical_id] -= 1
+                worker.stop()
+            self._changed.notify_all()
+
+    def pids(self) -> dict[str, list[int]]:
+        """The idle workers' process ids, by function."""
+        with self._changed:
+            return {name: [w.process.pid for w in idle] for name, idle in self._idle.items() if idle}
+
+    def stop(self) -> None:
+        """Stop the idle workers; busy ones stop when their invocation returns."""
+        with self._changed:
+            self._stopped = True
+            idle = [worker for workers in self._idle.values() for worker in workers]
+            for workers in self._idle.values():
+                workers.clear()
+            self._changed.notify_all()
+        for worker in idle:
+            worker.stop()
+
+
+# --- the worker's side -----------------------------------------------------------------------------
+
+
+def _load(module_path: Path, handler_name: str) -> Callable[[Any, Any], Any]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"function_{module_path.parent.name}", module_path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {module_path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    handler: Callable[[Any, Any], Any] = getattr(module, handler_name)
+    return handler
+
+
+def serve(
+    stream: io.BufferedIOBase, handler: Callable[[Any, Any], Any], function: str, timeout: float
+) -> None:
+    """Answer invocations read from ``stream`` until it closes."""
+    from phoneid import bootstrap
+    from phoneid.dev.clock import OffsetClock
+    from phoneid.dev.triggers import FunctionContext
+
+    clock = OffsetClock()
+    bootstrap.override(clock=clock)
+    for line in stream:
+        request = json.loads(line)
+        clock.catch_up(float(request.get("clockOffset") or 0.0))
+        context = FunctionContext(function_name=function, timeout_seconds=timeout)
+        try:
+            reply = json.dumps({"result": handler(request["event"], context)})
+        except Exception as error:  # the handler's, or a result that is not JSON (Lambda's too)
+            reply = json.dumps({"error": lambda_error(error)})
+        stream.write(reply.encode() + b"\n")
+        stream.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m phoneid.dev.processes", description=__doc__)
+    parser.add_argument("--fd", type=int, required=True, help="the socket to the local stack")
+    parser.add_argument("--module-path", type=Path, required=True)
+    parser.add_argument("--handler", required=True)
+    parser.add_argument("--function", required=True, help="the function's logical id")
+    parser.add_argument("--timeout", type=float, required=True, help="the function's timeout, seconds")
+    args = parser.parse_args(argv)
+    handler = _load(args.module_path, args.handler)
+    with socket.socket(fileno=args.fd) as connection, connection.makefile("rwb") as stream:
+        serve(stream, handler, args.function, args.timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
