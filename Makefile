@@ -28,7 +28,8 @@ node_modules/.installed: package.json package-lock.json
 browser-deps: node_modules/.installed
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium; }
 
-dev: setup
+# node_modules: the local stack serves the API reference with Redoc from there (/docs).
+dev: setup node_modules/.installed
 	phoneid dev
 
 test: setup lint typecheck template pytest browser
@@ -44,7 +45,7 @@ template:
 	sam validate --lint
 	sam build --parallel
 
-pytest:
+pytest: node_modules/.installed
 	pytest -n 2 -q
 
 browser: setup browser-deps

@@ -1,4 +1,4 @@
-"""Every Unify row of SPEC's Sandbox table against a running ``phoneid dev``, over real HTTP,
+"""Every unified-authentication Sandbox scenario against a running ``phoneid dev``, over real HTTP,
 with the same Python device client the integration tests use."""
 
 from __future__ import annotations

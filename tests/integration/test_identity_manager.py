@@ -186,7 +186,7 @@ def test_list_returns_the_clients_identities(alice: Identities) -> None:
 
 
 def test_an_empty_list_is_an_empty_object(alice: Identities) -> None:
-    # SPEC: empty arrays are omitted
+    # Answers omit empty arrays
     answer = alice.list()
 
     assert (answer.status, answer.json()) == (200, {})

@@ -1,4 +1,5 @@
-"""Every possession row of SPEC's Sandbox table, driven like the web SDK, and what validate then says."""
+"""Every possession scenario of the Sandbox (docs/sandbox.md), driven like the web SDK, and what
+validate then says."""
 
 from __future__ import annotations
 

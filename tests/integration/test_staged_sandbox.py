@@ -40,7 +40,7 @@ from tests.sandbox_numbers import (
 
 KIRA_ADDRESS = KIRA["addresses"][0]
 
-# SPEC's descriptions of the identification reason codes (its table's wording, compared without case).
+# The API's descriptions of the identification reason codes (compared without case).
 SPEC_REASONS = {
     "9001": "identity not confirmed with 4 elements",
     "9003": "identity not found",
@@ -69,7 +69,7 @@ def failed_identification(*codes: str) -> dict[str, Any]:
 
 
 def casefolded(body: dict[str, Any]) -> dict[str, Any]:
-    """The body with the reason descriptions case-folded, so SPEC's wording compares without case."""
+    """The body with the reason descriptions case-folded, so the API's wording compares without case."""
     evaluation = body.get("evaluation", {})
     identification = evaluation.get("identification", {})
     reasons = identification.get("failureReasons")

@@ -1,4 +1,4 @@
-"""The staged flow against a model of SPEC's session state table, driven by random call sequences.
+"""The staged flow against a model of its session state table (docs/api.md), driven by random call sequences.
 
 One stack serves the whole run; each generated case gets a fresh client, so cases never share sessions
 (nor a rate-limit window). The model holds, per session, the step expected next, the steps answered

@@ -1,4 +1,4 @@
-"""Unified authentication end to end: every Unify row of SPEC's Sandbox table, device keys, rebind,
+"""Unified authentication end to end: every unified-authentication Sandbox scenario, device keys, rebind,
 revocation, inactivity, tenancy and racing binds."""
 
 from __future__ import annotations

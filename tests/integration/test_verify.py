@@ -44,7 +44,7 @@ def test_a_verified_user_passes_and_is_enrolled(api: Api) -> None:
         integrator, VERIFIED_USER_PASS, clientCustomerId="cust-1", clientRequestId="req-1", **LENA
     )
 
-    # Then the answer is SPEC's facts and the SDKs' fields
+    # Then the answer is the documented facts and the SDKs' fields
     assert answer.status == 200
     body = answer.json()
     assert UUID.match(body.pop("correlationId"))

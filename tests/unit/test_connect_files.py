@@ -474,7 +474,7 @@ def test_output_cells_of_a_verified_and_a_failed_row() -> None:
         service_id=None,
     )
 
-    # When turned into output columns / Then the columns follow SPEC's order
+    # When turned into output columns / Then the columns follow the documented order
     assert dict(zip(OUTPUT_COLUMNS, passed.cells, strict=True)) == {
         "Record Type": "D",
         "Phone Number": "+12025550142",

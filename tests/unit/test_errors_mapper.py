@@ -1,4 +1,4 @@
-"""The error mapper: SPEC's error body, parameter names from validation, and opaque 8000s."""
+"""The error mapper: the API's error body, parameter names from validation, and opaque 8000s."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_client_request_id_and_correlation_id_are_echoed_from_the_request() -> N
     "correlation_id", ["not-a-uuid", CORRELATION_ID.upper(), CORRELATION_ID + "0", 42, None]
 )
 def test_a_malformed_correlation_id_is_not_echoed(correlation_id: Any) -> None:
-    # Given a request whose correlationId is not of SPEC's pattern
+    # Given a request whose correlationId is not of the documented pattern
     # When an error is mapped
     body = error_body(InvalidCorrelationId(), {"correlationId": correlation_id})
 

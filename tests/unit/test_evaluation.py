@@ -23,7 +23,7 @@ from phoneid.domain.policy import Bounds, Signal
 IDN, AUTH, COMP, RISK = Category.IDENTIFICATION, Category.AUTHENTICATION, Category.COMPLIANCE, Category.RISK
 S = Signal
 
-# SPEC, Errors, "Evaluation failure reason codes": code -> category.
+# The API's evaluation failure reason codes (docs/fraud-policy.md): code -> category.
 SPEC_REASONS: dict[int, Category] = {
     **dict.fromkeys((9001, 9003, 9004, 9005, 9011, 9012, 9013, 9014, 9015, 9081, 9082, 9083), IDN),
     **dict.fromkeys((9100, 9101, 9131, 9132, 9133, 9134, 9135, 9136, 9137), AUTH),
@@ -103,10 +103,10 @@ EDGES: dict[int, tuple[dict[Signal, Any], dict[Signal, Any]]] = {
 
 
 def test_the_default_policy_has_one_rule_for_every_spec_code() -> None:
-    # Given the shipped policy and SPEC's table
+    # Given the shipped policy and the API's table
     policy = default_policy()
 
-    # Then each code has exactly one rule, in SPEC's category
+    # Then each code has exactly one rule, in its category
     assert {rule.code for rule in policy.rules} == set(SPEC_REASONS)
     assert all(rule.category == SPEC_REASONS[rule.code] for rule in policy.rules)
     assert set(EDGES) == set(SPEC_REASONS)
@@ -157,7 +157,7 @@ def test_all_four_categories_appear_when_their_signals_were_gathered() -> None:
     # When evaluated
     evaluation = evaluate(observed)
 
-    # Then the four categories pass, in SPEC's order
+    # Then the four categories pass, in the documented order
     assert list(evaluation.results) == [IDN, AUTH, COMP, RISK]
     assert all(codes == () for codes in evaluation.results.values())
 
@@ -296,11 +296,11 @@ def test_assurance_level_follows_the_evaluation(
 
 @pytest.mark.parametrize(("code", "category"), sorted(SPEC_REASONS.items()))
 def test_every_spec_reason_code_exists_with_its_category(code: int, category: Category) -> None:
-    # Given a reason code of SPEC's table
+    # Given a reason code of the API's table
     # When looked up
     found_category, description = REASONS[code]
 
-    # Then it has SPEC's category and a description
+    # Then it has its category and a description
     assert found_category == category
     assert description
     assert describe(code) == description

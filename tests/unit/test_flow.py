@@ -24,7 +24,7 @@ def test_next_map_names_the_call_to_make(step: Step, expected: dict[str, str]) -
     # When its next map is built
     result = next_map(step)
 
-    # Then it is exactly the wire form of SPEC
+    # Then it is exactly the documented wire form
     assert result == expected
 
 

@@ -1,4 +1,4 @@
-"""Request validation (SPEC's field rules) and response serialization (omit empty values)."""
+"""Request validation (the API's field rules) and response serialization (omit empty values)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def test_start_request_accepts(fields: dict[str, Any]) -> None:
 
 
 def test_challenge_request_requires_a_well_formed_correlation_id() -> None:
-    # Given a correlationId in upper case (not SPEC's pattern)
+    # Given a correlationId in upper case (not the documented pattern)
     # When validated
     with pytest.raises(ValidationError) as raised:
         ChallengeRequest.model_validate({"correlationId": "0B6F3C1E-2A4D-4E8F-9C7A-1D2E3F4A5B6C"})

@@ -38,7 +38,7 @@ def test_the_26th_request_in_one_second_is_429_with_the_rate_limit_headers() -> 
     with pytest.raises(RateLimitExceeded) as raised:
         rate.check("client-a")
 
-    # Then it is 8018 / 429 with SPEC's headers
+    # Then it is 8018 / 429 with the rate-limit headers
     error = raised.value
     assert (error.code, error.http_status) == (8018, 429)
     assert error.headers == {

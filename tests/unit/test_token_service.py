@@ -365,7 +365,7 @@ def test_a_trailing_newline_after_the_token_is_unauthorized(world: TokenWorld) -
     token = access_token(world, world.client())
 
     # When it is presented with a trailing newline
-    # Then it is Unauthorized (SPEC Authentication 6: whitespace in the token gives 401)
+    # Then it is Unauthorized (whitespace in the token gives 401)
     with pytest.raises(Unauthorized):
         world.service.authorize(f"Bearer {token}\n")
 

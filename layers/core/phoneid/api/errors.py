@@ -1,4 +1,4 @@
-"""The one error mapper: domain errors and validation failures to SPEC's error body."""
+"""The one error mapper: domain errors and validation failures to the API's error body."""
 
 from __future__ import annotations
 

@@ -168,7 +168,7 @@ def entrypoint(
 ) -> Handler:
     """The Lambda handler for ``app``, with the same decorator stack and edge checks everywhere.
 
-    ``max_body_bytes`` is SPEC's 4 KB unless a route needs more (batch enrollment, docs/decisions.md).
+    ``max_body_bytes`` is the API's 4 KB unless a route needs more (batch enrollment, docs/decisions.md).
     """
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

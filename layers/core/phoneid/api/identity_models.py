@@ -1,6 +1,6 @@
 """Request and response bodies of Identity Manager (``/v3/identity...``).
 
-Identities are named ``serviceId`` on the wire: SPEC's neutral word for the maker's ``proveId`` (and
+Identities are named ``serviceId`` on the wire: a neutral word for the maker's ``proveId`` (and
 its older ``identityId``). Responses always say ``serviceId``; a request body field that names an
 identity accepts all three spellings (``docs/decisions.md``). Here only the path names one.
 """

@@ -1,7 +1,7 @@
-"""Request and response bodies of the API. SPEC's field rules (types, lengths, patterns, enums) live here.
+"""Request and response bodies of the API. The API's field rules (types, lengths, patterns, enums) live here.
 
 Requests reject unknown fields and coerce nothing (``"true"`` is not a boolean). Responses omit
-fields with no value, empty objects and empty arrays, as SPEC's conventions say.
+fields with no value, empty objects and empty arrays (docs/api.md, Conventions).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Bodies of /v3/verify and /v3/verify/batch, shaped as the maker's public server SDKs send and parse
-them, with SPEC's neutral names (``serviceId`` for the maker's ``proveId``)."""
+them, with neutral names (``serviceId`` for the maker's ``proveId``)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from phoneid.api.models import ErrorBody
 from phoneid.dev.template import ROOT, template
 
 OPENAPI_PATH = ROOT / "docs" / "openapi.json"
+LOCAL_URL = "http://127.0.0.1:3000"
 
 _ERRORS = {
     "400": "Malformed request (8001), step out of order (8003), Sandbox user not found (8007)",
@@ -51,7 +52,10 @@ def generate() -> dict[str, Any]:
     merge = OpenAPIMerge(
         title="PhoneID API",
         version="3",
-        description="Phone possession and identity verification. See SPEC.md for the contract.",
+        description=(
+            "Phone possession and identity verification. The guides are in the repository's docs/; "
+            "the local stack (`make dev`) serves this document at /openapi.json and renders it at /docs."
+        ),
         security_schemes={
             "accessToken": HTTPBearer(
                 bearerFormat="JWT", description="The integrator's access token, from /token"
@@ -90,8 +94,26 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
             )
             operation["security"] = [{scheme: []}] if scheme else []
     document["paths"]["/token"]["post"]["requestBody"] = _TOKEN_FORM
-    document.pop("servers", None)
+    document["servers"] = _servers()
     return document
+
+
+def _servers() -> list[dict[str, Any]]:
+    """The local stack, then a deployed stack's API Gateway URL (the template's ApiUrl output)."""
+    _, api = template().api
+    stage = str(api["StageName"])
+    return [
+        {"url": LOCAL_URL, "description": "The local stack (`make dev`; PORT changes the port)"},
+        {
+            "url": "https://{apiId}.execute-api.{region}.amazonaws.com/{stage}",
+            "description": "A deployed stack: its ApiUrl output, printed by `sam deploy`",
+            "variables": {
+                "apiId": {"default": "your-api-id", "description": "The stack's API Gateway REST API id"},
+                "region": {"default": "us-east-1", "description": "The AWS region the stack is deployed to"},
+                "stage": {"default": stage, "enum": [stage], "description": "The template's API stage"},
+            },
+        },
+    ]
 
 
 def render() -> str:

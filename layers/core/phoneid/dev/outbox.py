@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 _ACCOUNT = "123456789012"
@@ -65,27 +66,57 @@ def sent_emails() -> list[dict[str, str]]:
     return emails
 
 
-class Outbox:
-    """What the dev server shows: the messages, each stamped when first seen."""
+def printed_line(message: dict[str, str]) -> str:
+    """The terminal line for one message."""
+    if message["via"] == "email":
+        return f"EMAIL to {message['to']}: {message['subject']}"
+    return f"SMS to {message['to']}: {message['text']}"
 
-    def __init__(self) -> None:
+
+def _utc_stamp() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class Outbox:
+    """What the dev server shows: the messages, each stamped when first seen.
+
+    Collecting (for ``/_local/outbox``) and printing keep separate places: a reader of the list never
+    takes a message away from the terminal, and the printer gets each message exactly once.
+    """
+
+    def __init__(
+        self,
+        texts: Callable[[], list[dict[str, str]]] = sent_messages,
+        emails: Callable[[], list[dict[str, str]]] = sent_emails,
+        stamp: Callable[[], str] = _utc_stamp,
+    ) -> None:
+        self._texts, self._emails, self._stamp = texts, emails, stamp
         self._seen: list[dict[str, str]] = []
         self._sms_seen = 0
         self._emails_seen = 0
+        self._printed = 0  # how many of _seen the printer has had
         self._lock = threading.Lock()
 
-    def poll(self) -> list[dict[str, str]]:
-        """Messages sent since the last poll (texts, then emails)."""
-        with self._lock:
-            texts, emails = sent_messages(), sent_emails()
-            fresh = texts[self._sms_seen :] + emails[self._emails_seen :]
-            self._sms_seen, self._emails_seen = len(texts), len(emails)
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            for message in fresh:
-                message["at"] = stamp
-            self._seen.extend(fresh)
-            return fresh
+    def _collect(self) -> None:
+        """Append what was sent since the last look (texts, then emails); the caller holds the lock."""
+        texts, emails = self._texts(), self._emails()
+        fresh = texts[self._sms_seen :] + emails[self._emails_seen :]
+        self._sms_seen, self._emails_seen = len(texts), len(emails)
+        stamp = self._stamp()
+        for message in fresh:
+            message["at"] = stamp
+        self._seen.extend(fresh)
 
     def messages(self) -> list[dict[str, str]]:
-        self.poll()
-        return list(self._seen)
+        """Every message so far, oldest first."""
+        with self._lock:
+            self._collect()
+            return list(self._seen)
+
+    def unprinted(self) -> list[dict[str, str]]:
+        """The messages this method has not returned before, oldest first: for the printer."""
+        with self._lock:
+            self._collect()
+            fresh = self._seen[self._printed :]
+            self._printed = len(self._seen)
+            return fresh

@@ -160,10 +160,12 @@ class FunctionProcesses:
     def invoke(self, logical_id: str, event: Any) -> tuple[Any, dict[str, Any] | None]:
         """(result, None), or (None, Lambda's error payload)."""
         worker = self._acquire(logical_id)
-        result, error = worker.call(event, self._clock_offset())
+        try:
+            result, error = worker.call(event, self._clock_offset())
+        finally:
+            self._release(worker)
         if error is not None:
             log.info("%s raised %s", logical_id, error.get("errorType"))
-        self._release(worker)
         return result, error
 
     def _acquire(self, logical_id: str) -> _Worker:

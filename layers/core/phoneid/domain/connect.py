@@ -47,7 +47,7 @@ VERIFICATION_TYPES = frozenset({"verifiedUser", "humanAssurance"})
 
 @dataclass(frozen=True)
 class ConnectProfile:
-    """What onboarding provisions for one client (SPEC: Enroll Key, types, directories, credentials)."""
+    """What onboarding provisions for one client: Enroll Key, types, directories, credentials."""
 
     client_id: str
     client_name: str  # the file-name prefix and the SFTP user name
@@ -186,7 +186,7 @@ def manifest_key(batch_id: str) -> str:
 
 
 class BatchState(StrEnum):
-    """SPEC's batch file states as stored: uploaded is the S3 object itself, before its batch exists."""
+    """The batch file states as stored: uploaded is the S3 object itself, before its batch exists."""
 
     VALIDATING = "validating"
     REJECTED = "rejected"

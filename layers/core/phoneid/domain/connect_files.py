@@ -21,16 +21,16 @@ a message (never a field's value: the Enroll Key and the rows' data stay out of 
   cannot read (a quote left open, a field over the csv module's limit of 128 KiB) or whose first
   record is not a Connect record at all is ``NOT_CSV``.
 
-Row checks (``RowError``), in this order, a row getting the first code that applies: SPEC's
-``ERR_MISSING_FNAME``, ``ERR_MISSING_LNAME``, ``ERR_MISSING_PHONE``; ours ``ERR_FIELD_TOO_LONG`` (a
+Row checks (``RowError``), in this order, a row getting the first code that applies: the
+maker's ``ERR_MISSING_FNAME``, ``ERR_MISSING_LNAME``, ``ERR_MISSING_PHONE``; ours ``ERR_FIELD_TOO_LONG`` (a
 name, Client Customer ID or Issuer ID over 128 characters, Attribute Type over 64, Attribute Value
-over 256: the limits of ``/v3/verify``); SPEC's ``ERR_FORMAT_PHONE`` (not ``+`` and country code, over
+over 256: the limits of ``/v3/verify``); the maker's ``ERR_FORMAT_PHONE`` (not ``+`` and country code, over
 32 characters, or not a valid number of its country) and ``ERR_PHONE_COUNTRY_NOTSUPPORTED`` (in a
 ``US`` file a number without country code 1, i.e. outside the North American Numbering Plan — the
 US, Canada and the NANP countries and territories, all served by the US region; in an ``INTL`` file
 a number with country code 1; in either, a country this stack's region does not serve or the
 client may not use); ours ``ERR_MISSING_ATTRIBUTE`` (a partner row — one with any of Attribute Type,
-Issuer ID, Attribute Value — without all three); then SPEC's
+Issuer ID, Attribute Value — without all three); then the maker's
 ``ERR_DUPLICATE_RECORD_ORIGINAL_PRESERVED``.
 
 Duplicates: a valid row is a duplicate of an earlier valid row with the same number (E.164) and the
@@ -48,7 +48,7 @@ line ends as RFC 4180 has them). Formula injection: a cell that starts with ``=`
 spreadsheet shows it as text instead of running it; a cell made only of digits, spaces, parentheses,
 dots and hyphens after an optional sign (a phone number in ``+`` form, a negative number) is left as
 it is, since nothing in it can call a function or another program.
-Output: ``H``; one ``D`` per verified row with SPEC's output columns (``OUTPUT_COLUMNS``); ``T`` with the
+Output: ``H``; one ``D`` per verified row with the output columns (``OUTPUT_COLUMNS``); ``T`` with the
 count. The phone number, names and ids are echoed as the input had them. Assurance Level Reason
 Codes are the assurance reasons joined with ``;``; GFP Authentication Result and GFP Risk Result are
 ``pass``, or ``fail:`` and the failing reason codes joined with ``;`` (``fail:9135;9137``), or empty when

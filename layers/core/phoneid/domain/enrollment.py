@@ -1,6 +1,6 @@
 """Identity Manager enrollments: one identity (a phone number, optionally a customer) per client.
 
-States and transitions (SPEC leaves them open; ``docs/decisions.md`` records the choice):
+States and transitions (our choice, recorded in ``docs/decisions.md``):
 
 | State | activate | deactivate | disenroll |
 |---|---|---|---|

@@ -1,4 +1,4 @@
-"""The service's error table: every API error code of SPEC with its HTTP status.
+"""The service's error table: every API error code with its HTTP status (docs/api.md).
 
 Errors are data: one class per code, one mapper (``phoneid.api.errors``) turns them into the
 ``{code, message, clientRequestId?, correlationId?, next?}`` body. Class names are stable: workflow

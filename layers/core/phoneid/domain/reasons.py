@@ -1,4 +1,4 @@
-"""SPEC's evaluation failure reason codes: each code's category and meaning. Fixed by the contract;
+"""The API's evaluation failure reason codes: each code's category and meaning. Fixed by the API;
 the policy decides when each is raised, never what it means."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Connect onboarding (SPEC "Batch interface": what is provisioned for a client): the client name its
+"""Connect onboarding (what is provisioned for a batch client, docs/connect.md): the client name its
 files and SFTP user carry, the verification types it may send, its SSH keys, its notification
 addresses and the Enroll Key its files' header must carry — shown once, stored only as a salted hash.
 

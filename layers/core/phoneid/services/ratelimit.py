@@ -1,4 +1,4 @@
-"""SPEC's request-rate limit: 25 requests per second per client (per credential), fixed one-second windows."""
+"""The request-rate limit: 25 requests per second per client (per credential), fixed one-second windows."""
 
 from __future__ import annotations
 

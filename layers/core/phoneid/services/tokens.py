@@ -15,7 +15,7 @@ from phoneid.domain.errors import MalformedRequest, Unauthorized
 from phoneid.domain.tokens import ACCESS_TOKEN_LIFETIME, REFRESH_TOKEN_LIFETIME, Audience, FlowToken
 from phoneid.ports import ClientStore, Clock, RefreshTokenStore, TokenSigner
 
-# Exactly "Bearer <jwt>": missing characters or stray whitespace are a 401 (SPEC Authentication 6).
+# Exactly "Bearer <jwt>": missing characters or stray whitespace are a 401 (docs/api.md).
 _BEARER = re.compile(r"Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)")
 
 

@@ -184,7 +184,7 @@ class UnifyFlow:
         return UnifyStatusResponse(
             success=False,
             phoneNumber=session.phone_number,
-            # Sandbox hard failures answer with empty identifiers, as SPEC's test users do.
+            # Sandbox hard failures answer with empty identifiers (docs/sandbox.md).
             serviceId="" if hard_failure else None,
             deviceId="" if hard_failure else None,
             evaluation=wire_evaluation(evaluation),

@@ -1,0 +1,149 @@
+"""The local stack's own pages: its root (where everything is), the OpenAPI document and its reference.
+
+``/docs`` renders ``/openapi.json`` with Redoc's standalone bundle from ``node_modules`` (``npm ci``,
+which ``make dev`` runs); nothing on these pages is fetched from anywhere but the stack itself.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from phoneid.dev.openapi import OPENAPI_PATH
+from phoneid.dev.template import ROOT
+
+if TYPE_CHECKING:
+    from starlette.routing import BaseRoute
+
+    from phoneid.dev.server import DevStack
+
+REDOC_BUNDLE = ROOT / "node_modules" / "redoc" / "bundles" / "redoc.standalone.js"
+BUNDLE_PATH = "/docs/redoc.standalone.js"
+
+# Redoc's side menu shows a logo from its CDN, and a page may try other URLs: the browser refuses
+# anything not from the stack. Styles are inline (styled-components) and search runs in a blob worker.
+DOCS_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'none'"
+)
+PAGE_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+# An empty icon: otherwise the browser asks the API (the gateway emulation) for /favicon.ico, a 403.
+_HEAD = (
+    '<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
+    '<link rel="icon" href="data:,">'
+)
+
+_STYLE = (
+    "body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1c2330}"
+    "th{text-align:left;padding-right:1.5rem;vertical-align:top;white-space:nowrap}"
+    "td{padding:.2rem 0}code{font-size:.95em}"
+)
+
+
+def local_facts(dev: DevStack) -> dict[str, Any]:
+    """Where things are on this stack: what the start-up banner says, as data."""
+    base = dev.base_url
+    return {
+        "tier": dev.tier,
+        "region": dev.region,
+        "apiBaseUrl": base,
+        "demo": f"{base}/demo/",
+        "docs": f"{base}/docs",
+        "openapi": f"{base}/openapi.json",
+        "outbox": f"{base}/_local/outbox",
+        "sdk": f"{base}/sdk/phoneid.js",
+        "sftp": {"host": dev.sftp.host, "port": dev.sftp.port},
+        "awsEndpointUrl": dev.moto.endpoint_url,
+    }
+
+
+def _link(url: str) -> str:
+    return f'<a href="{html.escape(url)}">{html.escape(url)}</a>'
+
+
+def root_page(facts: dict[str, Any]) -> str:
+    sftp = facts["sftp"]
+    rows = [
+        ("API", f"{_link(facts['apiBaseUrl'])} (token: <code>POST /token</code>)"),
+        ("Demo", _link(facts["demo"])),
+        ("API reference", _link(facts["docs"])),
+        ("OpenAPI document", _link(facts["openapi"])),
+        ("Outbox", f"{_link(facts['outbox'])} (every SMS and email; also printed in the terminal)"),
+        ("Web SDK", _link(facts["sdk"])),
+        (
+            "SFTP (Connect)",
+            f"<code>sftp -P {int(sftp['port'])} CLIENT_NAME@{html.escape(sftp['host'])}</code>",
+        ),
+        ("AWS (moto)", f"<code>AWS_ENDPOINT_URL={html.escape(facts['awsEndpointUrl'])}</code>"),
+    ]
+    table = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)
+    title = f"PhoneID local stack ({html.escape(facts['tier'])}, {html.escape(facts['region'])})"
+    return (
+        f'<!doctype html><html lang="en"><head>{_HEAD}<title>{title}</title><style>{_STYLE}</style></head>'
+        f"<body><h1>{title}</h1><table>{table}</table>"
+        "<p>The same facts as JSON: <code>curl -H 'Accept: application/json' "
+        f"{html.escape(facts['apiBaseUrl'])}/</code></p></body></html>\n"
+    )
+
+
+def docs_page() -> str:
+    return (
+        f'<!doctype html><html lang="en"><head>{_HEAD}<title>PhoneID API reference</title>'
+        "<style>body{margin:0}</style></head>"
+        f'<body><redoc spec-url="/openapi.json"></redoc><script src="{BUNDLE_PATH}"></script>'
+        "</body></html>\n"
+    )
+
+
+def docs_missing_page() -> str:
+    return (
+        f'<!doctype html><html lang="en"><head>{_HEAD}<title>PhoneID API reference</title>'
+        f"<style>{_STYLE}</style></head><body><h1>The API reference needs Redoc</h1>"
+        "<p>Redoc is installed with the project's npm packages: run <code>make dev</code> (or "
+        "<code>npm ci</code>) in the repository, then reload this page.</p>"
+        '<p>The OpenAPI document itself is at <a href="/openapi.json">/openapi.json</a>.</p>'
+        "</body></html>\n"
+    )
+
+
+def _wants_json(accept: str) -> bool:
+    return "application/json" in accept and "text/html" not in accept
+
+
+def page_routes(dev: DevStack, bundle: Path = REDOC_BUNDLE) -> list[BaseRoute]:
+    """Exact paths only: every other path (``POST /`` too) stays with the API gateway emulation."""
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+    from starlette.routing import Route
+
+    async def root(request: Request) -> Response:
+        facts = local_facts(dev)
+        if _wants_json(request.headers.get("accept", "")):
+            return JSONResponse(facts)
+        return HTMLResponse(root_page(facts), headers={"Content-Security-Policy": PAGE_POLICY})
+
+    async def openapi(request: Request) -> Response:
+        return FileResponse(OPENAPI_PATH, media_type="application/json")
+
+    async def docs(request: Request) -> Response:
+        if not bundle.is_file():  # no `npm ci` yet: say so rather than fail
+            return HTMLResponse(docs_missing_page(), headers={"Content-Security-Policy": PAGE_POLICY})
+        return HTMLResponse(docs_page(), headers={"Content-Security-Policy": DOCS_POLICY})
+
+    async def redoc(request: Request) -> Response:
+        if not bundle.is_file():
+            return PlainTextResponse("Redoc is not installed: run `make dev` or `npm ci`", status_code=404)
+        return FileResponse(bundle, media_type="text/javascript")
+
+    # Starlette answers HEAD wherever GET is allowed.
+    return [
+        Route("/", root, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/docs", docs, methods=["GET"]),
+        Route(BUNDLE_PATH, redoc, methods=["GET"]),
+    ]

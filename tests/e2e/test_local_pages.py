@@ -1,0 +1,81 @@
+"""The local stack's own pages over real HTTP: its root, the OpenAPI document and the API reference."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from phoneid.dev.openapi import OPENAPI_PATH
+from phoneid.dev.pages import REDOC_BUNDLE
+from tests.e2e.conftest import DevServer
+
+pytestmark = pytest.mark.e2e
+
+
+def test_the_root_page_says_where_everything_is(dev_server: DevServer, http: httpx.Client) -> None:
+    # Given what the running stack wrote down for other processes
+    state = json.loads(dev_server.state_file.read_text())
+    base = dev_server.base_url
+
+    # When a person opens the root in a browser
+    page = http.get("/", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+
+    # Then it is a page linking to everything, with the SFTP and AWS addresses
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    for path in ("/demo/", "/docs", "/openapi.json", "/_local/outbox"):
+        assert f'href="{base}{path}"' in page.text
+    assert f"sftp -P {state['sftp']['port']} CLIENT_NAME@{state['sftp']['host']}" in page.text
+    assert f"AWS_ENDPOINT_URL={state['awsEndpointUrl']}" in page.text
+
+
+def test_the_root_gives_the_same_facts_as_json(dev_server: DevServer, http: httpx.Client) -> None:
+    state = json.loads(dev_server.state_file.read_text())
+    base = dev_server.base_url
+
+    facts = http.get("/", headers={"Accept": "application/json"})
+
+    assert facts.status_code == 200
+    assert facts.json() == {
+        "tier": "sandbox",
+        "region": "US",
+        "apiBaseUrl": base,
+        "demo": f"{base}/demo/",
+        "docs": f"{base}/docs",
+        "openapi": f"{base}/openapi.json",
+        "outbox": f"{base}/_local/outbox",
+        "sdk": f"{base}/sdk/phoneid.js",
+        "sftp": {"host": state["sftp"]["host"], "port": state["sftp"]["port"]},
+        "awsEndpointUrl": state["awsEndpointUrl"],
+    }
+
+
+def test_only_the_root_itself_is_the_page(http: httpx.Client) -> None:
+    # HEAD is the page too; any other method, like any unknown path, is API Gateway's answer
+    assert http.head("/").status_code == 200
+    posted = http.post("/", json={})
+    assert posted.status_code == 403
+    assert posted.json()["code"] == 8001
+
+
+def test_the_openapi_document_is_served_as_committed(http: httpx.Client) -> None:
+    served = http.get("/openapi.json")
+
+    assert served.status_code == 200
+    assert served.headers["content-type"].startswith("application/json")
+    assert served.content == OPENAPI_PATH.read_bytes()
+
+
+def test_the_api_reference_is_redoc_from_node_modules(http: httpx.Client) -> None:
+    page = http.get("/docs")
+    bundle = http.get("/docs/redoc.standalone.js")
+
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert '<script src="/docs/redoc.standalone.js"></script>' in page.text
+    assert 'spec-url="/openapi.json"' in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert bundle.status_code == 200
+    assert bundle.content == REDOC_BUNDLE.read_bytes()

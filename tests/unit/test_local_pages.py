@@ -1,0 +1,122 @@
+"""The local stack's root and reference pages, served from a stack's facts (no stack started here)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from phoneid.dev.pages import page_routes
+
+BASE = "http://127.0.0.1:3000"
+DEV: Any = SimpleNamespace(
+    base_url=BASE,
+    tier="sandbox",
+    region="US",
+    moto=SimpleNamespace(endpoint_url="http://127.0.0.1:45001"),
+    sftp=SimpleNamespace(host="127.0.0.1", port=2222),
+)
+
+
+async def _gateway(request: Any) -> PlainTextResponse:
+    return PlainTextResponse(f"gateway {request.method} {request.url.path}")
+
+
+class Client:
+    """The pages' routes in front of a stand-in for the gateway emulation, called in-process."""
+
+    def __init__(self, bundle: Path) -> None:
+        routes = [*page_routes(DEV, bundle=bundle), Route("/{path:path}", _gateway, methods=["GET", "POST"])]
+        self.app = Starlette(routes=routes)
+
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        async def send() -> httpx.Response:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=BASE) as http:
+                return await http.request(method, path, **kwargs)
+
+        return asyncio.run(send())
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("GET", path, **kwargs)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Client:
+    bundle = tmp_path / "redoc.standalone.js"
+    bundle.write_text("/* redoc */")
+    return Client(bundle)
+
+
+def test_the_root_page_says_where_everything_is(client: Client) -> None:
+    page = client.get("/", headers={"Accept": "text/html,*/*"})
+
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    for shown in (
+        f'href="{BASE}/demo/"',
+        f'href="{BASE}/docs"',
+        f'href="{BASE}/openapi.json"',
+        f'href="{BASE}/_local/outbox"',
+        "sftp -P 2222 CLIENT_NAME@127.0.0.1",
+        "AWS_ENDPOINT_URL=http://127.0.0.1:45001",
+        "(sandbox, US)",
+    ):
+        assert shown in page.text
+    assert "https://" not in page.text  # nothing to fetch from elsewhere
+
+
+def test_the_root_answers_json_to_who_asks_for_it(client: Client) -> None:
+    answer = client.get("/", headers={"Accept": "application/json"})
+
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "tier": "sandbox",
+        "region": "US",
+        "apiBaseUrl": BASE,
+        "demo": f"{BASE}/demo/",
+        "docs": f"{BASE}/docs",
+        "openapi": f"{BASE}/openapi.json",
+        "outbox": f"{BASE}/_local/outbox",
+        "sdk": f"{BASE}/sdk/phoneid.js",
+        "sftp": {"host": "127.0.0.1", "port": 2222},
+        "awsEndpointUrl": "http://127.0.0.1:45001",
+    }
+
+
+def test_only_get_and_head_of_the_root_are_the_page(client: Client) -> None:
+    assert client.request("HEAD", "/").status_code == 200
+    assert client.request("POST", "/").text == "gateway POST /"
+    assert client.get("/v3/start").text == "gateway GET /v3/start"
+
+
+def test_the_reference_page_loads_the_local_bundle_under_a_policy_that_keeps_it_local(
+    client: Client,
+) -> None:
+    page = client.get("/docs")
+    bundle = client.get("/docs/redoc.standalone.js")
+
+    assert page.status_code == 200
+    assert '<script src="/docs/redoc.standalone.js">' in page.text
+    assert 'spec-url="/openapi.json"' in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert bundle.status_code == 200
+    assert bundle.text == "/* redoc */"
+
+
+def test_without_npm_packages_the_reference_page_says_how_to_get_them(tmp_path: Path) -> None:
+    client = Client(tmp_path / "absent.js")
+    page = client.get("/docs")
+    bundle = client.get("/docs/redoc.standalone.js")
+
+    assert page.status_code == 200
+    assert "make dev" in page.text
+    assert "npm ci" in page.text
+    assert "<script" not in page.text
+    assert bundle.status_code == 404
