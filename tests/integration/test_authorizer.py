@@ -70,7 +70,7 @@ def test_a_valid_token_opens_v3_and_the_handler_sees_its_client(api: Api) -> Non
         pytest.param(lambda t: f"Basic {t}", id="other-scheme"),
     ],
 )
-def test_missing_characters_or_whitespace_are_401_with_the_spec_body(
+def test_missing_characters_or_whitespace_are_401_with_the_error_body(
     api: Api, damage: Callable[[str], str]
 ) -> None:
     integrator = api.integrator()
@@ -236,7 +236,7 @@ def test_the_authorizer_refuses_with_the_message_api_gateway_turns_into_401(api:
     ("method", "path"),
     [("POST", "/v3/nothing"), ("GET", "/v3/start"), ("DELETE", "/token"), ("POST", "/v2/start")],
 )
-def test_an_unknown_path_or_wrong_method_is_403_with_the_spec_body(api: Api, method: str, path: str) -> None:
+def test_an_unknown_path_or_wrong_method_is_403_with_the_error_body(api: Api, method: str, path: str) -> None:
     token = api.integrator().access_token
 
     refused = api.request(method, path, "{}", {"authorization": f"Bearer {token}"})

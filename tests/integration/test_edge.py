@@ -43,7 +43,7 @@ def test_a_body_over_4096_bytes_is_400_8001(api: Api, path: str) -> None:
     }
 
 
-def test_a_body_over_api_gateways_own_limit_is_413_with_the_spec_body(api: Api) -> None:
+def test_a_body_over_api_gateways_own_limit_is_413_with_the_error_body(api: Api) -> None:
     integrator = api.integrator()
 
     refused = integrator.post("/v3/start", "{" + " " * (10 * 1024 * 1024) + "}")

@@ -41,7 +41,7 @@ from tests.sandbox_numbers import (
 KIRA_ADDRESS = KIRA["addresses"][0]
 
 # The API's descriptions of the identification reason codes (compared without case).
-SPEC_REASONS = {
+DOCUMENTED_REASONS = {
     "9001": "identity not confirmed with 4 elements",
     "9003": "identity not found",
     "9012": "SSN mismatch",
@@ -59,7 +59,7 @@ def failed_identification(*codes: str) -> dict[str, Any]:
         "evaluation": {
             "identification": {
                 "result": "fail",
-                "failureReasons": {code: SPEC_REASONS[code] for code in codes},
+                "failureReasons": {code: DOCUMENTED_REASONS[code] for code in codes},
             },
             "authentication": {"result": "pass"},
             "compliance": {"result": "pass"},

@@ -416,7 +416,7 @@ def test_batch_without_a_list_of_items_is_8001(api: Api, items: Any) -> None:
     assert "items" in answer.json()["message"]
 
 
-def test_the_verify_body_keeps_spec_4_kb_limit_but_the_batch_takes_more(api: Api) -> None:
+def test_the_verify_body_keeps_the_4_kb_limit_but_the_batch_takes_more(api: Api) -> None:
     integrator = api.integrator()
     padding = "x" * 4200
 

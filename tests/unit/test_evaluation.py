@@ -24,7 +24,7 @@ IDN, AUTH, COMP, RISK = Category.IDENTIFICATION, Category.AUTHENTICATION, Catego
 S = Signal
 
 # The API's evaluation failure reason codes (docs/fraud-policy.md): code -> category.
-SPEC_REASONS: dict[int, Category] = {
+DOCUMENTED_REASONS: dict[int, Category] = {
     **dict.fromkeys((9001, 9003, 9004, 9005, 9011, 9012, 9013, 9014, 9015, 9081, 9082, 9083), IDN),
     **dict.fromkeys((9100, 9101, 9131, 9132, 9133, 9134, 9135, 9136, 9137), AUTH),
     **dict.fromkeys((9161, 9162, 9163, 9164, 9165, 9166, 9167, 9168), AUTH),
@@ -102,14 +102,14 @@ EDGES: dict[int, tuple[dict[Signal, Any], dict[Signal, Any]]] = {
 }
 
 
-def test_the_default_policy_has_one_rule_for_every_spec_code() -> None:
+def test_the_default_policy_has_one_rule_for_every_documented_code() -> None:
     # Given the shipped policy and the API's table
     policy = default_policy()
 
     # Then each code has exactly one rule, in its category
-    assert {rule.code for rule in policy.rules} == set(SPEC_REASONS)
-    assert all(rule.category == SPEC_REASONS[rule.code] for rule in policy.rules)
-    assert set(EDGES) == set(SPEC_REASONS)
+    assert {rule.code for rule in policy.rules} == set(DOCUMENTED_REASONS)
+    assert all(rule.category == DOCUMENTED_REASONS[rule.code] for rule in policy.rules)
+    assert set(EDGES) == set(DOCUMENTED_REASONS)
 
 
 @pytest.mark.parametrize("code", sorted(EDGES))
@@ -122,7 +122,7 @@ def test_each_code_is_raised_by_its_signals(code: int) -> None:
     evaluation = evaluate(raising, flow=rule.flows[0])
 
     # Then the code fails its category, and is the only failure
-    assert evaluation.results[SPEC_REASONS[code]] == (code,)
+    assert evaluation.results[DOCUMENTED_REASONS[code]] == (code,)
     assert evaluation.codes == {code}
     assert not evaluation.passed
 
@@ -137,7 +137,7 @@ def test_each_code_is_not_raised_on_the_other_side_of_its_threshold(code: int) -
     evaluation = evaluate(clean, flow=rule.flows[0])
 
     # Then the category was evaluated without that code
-    assert code not in evaluation.results[SPEC_REASONS[code]]
+    assert code not in evaluation.results[DOCUMENTED_REASONS[code]]
 
 
 def test_a_signal_not_gathered_raises_nothing_and_evaluates_no_category() -> None:
@@ -294,8 +294,8 @@ def test_assurance_level_follows_the_evaluation(
     assert (assurance.level, assurance.reasons) == (level, reasons)
 
 
-@pytest.mark.parametrize(("code", "category"), sorted(SPEC_REASONS.items()))
-def test_every_spec_reason_code_exists_with_its_category(code: int, category: Category) -> None:
+@pytest.mark.parametrize(("code", "category"), sorted(DOCUMENTED_REASONS.items()))
+def test_every_documented_reason_code_exists_with_its_category(code: int, category: Category) -> None:
     # Given a reason code of the API's table
     # When looked up
     found_category, description = REASONS[code]
@@ -306,5 +306,5 @@ def test_every_spec_reason_code_exists_with_its_category(code: int, category: Ca
     assert describe(code) == description
 
 
-def test_no_reason_code_exists_beyond_spec() -> None:
-    assert set(REASONS) == set(SPEC_REASONS)
+def test_no_reason_code_exists_beyond_the_documented_ones() -> None:
+    assert set(REASONS) == set(DOCUMENTED_REASONS)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -189,3 +191,72 @@ def test_numbers_of_the_eu_stack_need_a_country_code() -> None:
     assert report.imported == 1
     assert set(store.items) == {"+353851234567"}
     assert [line for line, _ in report.rejected] == [1]
+
+
+def test_a_number_of_the_other_regional_stack_is_rejected_by_its_line() -> None:
+    # Given an EU import with a US number between two Irish ones
+    store = InMemoryIdentityStore()
+    text = jsonl(identity_record("+353851234567"), identity_record(), identity_record("+353851234568"))
+
+    # When imported
+    report = IdentityImport(store, "EU").run(text, "jsonl")
+
+    # Then nothing is stored; line 2 says which stack serves it, with the number masked
+    assert report.imported == 0
+    assert store.items == {}
+    assert report.rejected == [(2, "phoneNumber US:***42 is served by the US stack, not this EU stack")]
+
+
+def test_a_european_number_is_rejected_by_the_us_stack() -> None:
+    # Given a US import of a UK number and a US one, skipping invalid records
+    store = InMemoryIdentityStore()
+    text = csv_text(csv_row("+447400123456"), csv_row())
+
+    # When imported
+    report = IdentityImport(store, "US").run(text, "csv", skip_invalid=True)
+
+    # Then only the US number is stored; the UK row (line 2) is rejected without its digits
+    assert set(store.items) == {"+12025550142"}
+    assert report.rejected == [(2, "phoneNumber GB:***56 is served by the EU stack, not this US stack")]
+    assert "7400123" not in report.rejected[0][1]
+
+
+@pytest.mark.parametrize(
+    ("records", "summary"),
+    [
+        ([identity_record("+353851234567")], "imported 1 identity, rejected 0"),
+        (
+            [identity_record("+353851234567"), identity_record("+353851234568")],
+            "imported 2 identities, rejected 0",
+        ),
+        ([identity_record("+353851234567"), identity_record()], "imported 1 identity, rejected 1"),
+    ],
+)
+def test_the_cli_counts_identities_in_words(
+    records: list[dict[str, Any]],
+    summary: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Given an EU stack (its import, in memory) and a file of records
+    from phoneid import bootstrap, cli
+
+    imports = IdentityImport(InMemoryIdentityStore(), "EU")
+    monkeypatch.setattr(cli, "_target", lambda args: None)
+    monkeypatch.setattr(bootstrap, "container", lambda: SimpleNamespace(identity_import=imports))
+    path = tmp_path / "people.jsonl"
+    path.write_text(jsonl(*records))
+
+    # When the operator imports it, skipping invalid records
+    code = cli.main(["identities", "import", str(path), "--skip-invalid"])
+
+    # Then the summary says identity or identities as the count needs; a US number is named by line
+    shown = capsys.readouterr()
+    assert code == 0
+    assert shown.out == summary + "\n"
+    if "rejected 1" in summary:
+        assert (
+            shown.err
+            == f"{path}:2: rejected: phoneNumber US:***42 is served by the US stack, not this EU stack\n"
+        )

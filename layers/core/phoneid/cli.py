@@ -1,7 +1,8 @@
 """The ``phoneid`` command: the local stack, and operator tasks against a local or deployed stack.
 
-Operator commands act on the stack named by --stack (a deployed CloudFormation stack), on the
-running local stack with --local, or else on the environment's settings (PHONEID_TIER, tables, ...).
+Operator commands act on the stack named by --stack (a deployed CloudFormation stack), on a running
+local stack with --local (the last one started here; --local PORT or --local URL names another), or
+else on the environment's settings (PHONEID_TIER, tables, ...).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,23 +21,210 @@ if TYPE_CHECKING:
     from phoneid.domain.connect import Batch
     from phoneid.ports import BatchStates
 
+START_LOCAL = "start it with make dev or phoneid dev"
+# `phoneid dev --host` values meaning every interface: addresses a phone cannot open.
+EVERY_INTERFACE = ("0.0.0.0", "::", "")  # noqa: S104 - naming the wildcard, not binding to it
+
+
+class _CommandError(Exception):
+    """Printed as ``phoneid: {message}``; exit code 2 (the command line asked for something wrong)
+    unless told otherwise (1: what the command needs failed)."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
 
 def _target(args: argparse.Namespace) -> None:
     """Point boto3 and the settings at the chosen stack before the container is built."""
     from phoneid import bootstrap
 
-    if getattr(args, "local", False):
+    local = getattr(args, "local", None)
+    if local is not None:
         from phoneid.dev.emulation import FAKE_CREDENTIALS
-        from phoneid.dev.server import read_state
 
-        state = read_state()
+        facts = _local_stack(local)
         for name, value in FAKE_CREDENTIALS.items():
             os.environ.setdefault(name, value)
-        os.environ["AWS_ENDPOINT_URL"] = state["awsEndpointUrl"]
-        os.environ.update(state["environment"])
+        os.environ["AWS_ENDPOINT_URL"] = facts["awsEndpointUrl"]
+        os.environ.update(facts["environment"])
+        args.local_stack = facts
     elif getattr(args, "stack", None):
         os.environ.update(_deployed_environment(args.stack))
+    else:
+        _check_environment(args)
     bootstrap.reset()
+
+
+def _check_environment(args: argparse.Namespace) -> None:
+    """Without --local or --stack the settings come from the environment: say which are missing."""
+    from pydantic import ValidationError
+
+    from phoneid.config import Settings
+
+    try:
+        Settings.from_env()
+    except ValidationError as error:
+        command = " ".join(part for part in (args.command, getattr(args, "action", None)) if part)
+        missing = [str(e["loc"][0]) for e in error.errors() if e["type"] == "missing" and e["loc"]]
+        problem = (
+            f"{len(missing)} of its settings, such as {missing[0]}, are not set"
+            if missing
+            else f"its settings are invalid ({_first_problem(error)})"
+        )
+        raise _CommandError(
+            f"{command} needs a stack: add --local (the running local stack) or --stack NAME "
+            f"(a deployed one), or set the stack's environment ({problem})"
+        ) from None
+
+
+def _first_problem(error: Any) -> str:
+    first = error.errors()[0]
+    return f"{'.'.join(str(part) for part in first['loc']) or 'value'}: {first['msg']}"
+
+
+# --- the local stack: which one, and the address its links carry -------------------------------
+
+
+def local_url(value: str) -> str:
+    """``--local``'s value: a port of this machine or the URL of a local stack."""
+    from urllib.parse import urlsplit
+
+    text = value.strip().rstrip("/")
+    if text.isdigit() and 0 < int(text) < 65536:
+        return f"http://127.0.0.1:{int(text)}"
+    parts = urlsplit(text)
+    if parts.scheme in ("http", "https") and parts.hostname and parts.path in ("", "/"):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{value!r} is not a port or URL of a local stack (e.g. 3101 or http://127.0.0.1:3101); "
+        "a file name goes before --local"
+    )
+
+
+def _local_stack(local: str | bool) -> dict[str, Any]:
+    """The facts of the local stack ``--local`` names (``DevStack.facts``): with no value the one the
+    state file names (the last started here), else the one answering at that URL."""
+    if local is True:
+        return _last_started_stack()
+    url = str(local)
+    facts = _ask_local_stack(url)
+    if facts is None:
+        from urllib.parse import urlsplit
+
+        port = urlsplit(url).port or "PORT"
+        raise _CommandError(
+            f"no local stack answers at {url}: start one there (phoneid dev --port {port}) "
+            "or check the address",
+            exit_code=1,
+        )
+    return facts
+
+
+def _last_started_stack() -> dict[str, Any]:
+    """The stack of the state file. A stack that was killed leaves its file behind: when its
+    process is gone or nothing answers at its address, the file is removed and that is said."""
+    from phoneid.dev import server
+
+    try:
+        state = server.read_state()
+    except FileNotFoundError:
+        raise _CommandError(f"no local stack is running: {START_LOCAL}", exit_code=1) from None
+    except ValueError:  # not JSON: not a file a running stack wrote
+        state = {}
+    url = state.get("localUrl") or state.get("baseUrl")
+    facts = _ask_local_stack(url) if url and _process_lives(state.get("pid")) else None
+    if facts is None:
+        server.STATE_FILE.unlink(missing_ok=True)
+        port = str(url).rsplit(":", 1)[-1] if url else ""
+        last = f"last one on port {port} stopped" if port.isdigit() else "the last one stopped"
+        raise _CommandError(f"no local stack is running ({last}): {START_LOCAL}", exit_code=1)
+    return facts
+
+
+def _process_lives(pid: object) -> bool:
+    if not isinstance(pid, int) or sys.platform == "win32":
+        return True  # nothing to check (an older state file): the address decides
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def _ask_local_stack(url: str) -> dict[str, Any] | None:
+    """``GET {url}/_local/info``: the stack's facts, or None when nothing listens there."""
+    import urllib.error
+    import urllib.request
+
+    # Never through a proxy: the stack is on this machine or its network.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(f"{url}/_local/info", timeout=15) as answer:
+            facts = json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        raise _CommandError(
+            f"{url} is not a PhoneID local stack (GET /_local/info answered {error.code}): check the port",
+            exit_code=1,
+        ) from None
+    except urllib.error.URLError as error:
+        if isinstance(error.reason, ConnectionRefusedError):
+            return None
+        raise _CommandError(
+            f"cannot reach a local stack at {url} ({error.reason}): check the address", exit_code=1
+        ) from None
+    except ConnectionRefusedError:
+        return None
+    except (OSError, ValueError) as error:  # reset, timed out, not JSON
+        raise _CommandError(
+            f"the local stack at {url} did not answer ({error}): check it is running", exit_code=1
+        ) from None
+    needed = ("awsEndpointUrl", "environment")
+    if not isinstance(facts, dict) or any(name not in facts for name in needed):
+        raise _CommandError(
+            f"{url} does not say its settings (GET /_local/info lacks {', '.join(needed)}): "
+            "restart it with this version (make dev)",
+            exit_code=1,
+        )
+    return facts
+
+
+def lan_address() -> str | None:
+    """This machine's address on its network, from the route to a private address: a UDP socket's
+    ``connect`` only picks the route and sends nothing, so no network access is needed."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            address = str(probe.getsockname()[0])
+        except OSError:  # no route: no network
+            return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address  # noqa: S104
+
+
+def public_base_url(
+    host: str, port: int, public_url: str | None = None, lan: Callable[[], str | None] = lan_address
+) -> str:
+    """The base URL links in SMS and the WebSocket URL carry: ``--public-url`` if given, else the
+    address listened on; for every interface (0.0.0.0, ::) the machine's LAN address, as a phone
+    cannot open 0.0.0.0 (127.0.0.1 when there is no network)."""
+    if public_url:
+        return public_url.rstrip("/")
+    if host in EVERY_INTERFACE:
+        host = lan() or "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _public_url(value: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an http(s) URL, e.g. http://192.168.1.20:3000")
+    return value.strip().rstrip("/")
 
 
 def _deployed_environment(stack_name: str) -> dict[str, str]:
@@ -69,27 +257,36 @@ def _print(data: Any, as_json: bool, lines: Sequence[str]) -> None:
 
 def _dev(args: argparse.Namespace) -> int:
     from phoneid.dev.server import serve
+    from phoneid.services.clients import InvalidClientSpec
 
-    serve(host=args.host, port=args.port, tier=args.tier, region=args.region)
+    base_url = public_base_url(args.host, args.port, args.public_url)
+    if args.host in EVERY_INTERFACE:
+        print(
+            f"phoneid dev: listening on every interface; links use {base_url} (--public-url sets another). "
+            "Anyone on this network can reach this stack and its test credentials.",
+            file=sys.stderr,
+        )
+    try:
+        serve(host=args.host, port=args.port, tier=args.tier, region=args.region, base_url=base_url)
+    except InvalidClientSpec as error:  # only the seeded client can be refused
+        raise _CommandError(
+            f"PHONEID_CLIENT_SECRET: {error}: set a longer one, or unset PHONEID_CLIENT_ID and "
+            "PHONEID_CLIENT_SECRET to have credentials made up"
+        ) from None
     return 0
 
 
 def _clients_create(args: argparse.Namespace) -> int:
     from phoneid.bootstrap import container
     from phoneid.domain.clients import Flag, Solution
-    from phoneid.services.clients import InvalidClientSpec
 
     _target(args)
-    try:
-        created = container().client_admin.create(
-            solution=Solution(args.solution),
-            name=args.name,
-            countries=args.countries.split(","),
-            flags=[Flag(f) for f in args.flag] if args.flag is not None else [Flag.AUTO_ENROLLMENT],
-        )
-    except InvalidClientSpec as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    created = container().client_admin.create(
+        solution=Solution(args.solution),
+        name=args.name,
+        countries=args.countries.split(","),
+        flags=[Flag(f) for f in args.flag] if args.flag is not None else [Flag.AUTO_ENROLLMENT],
+    )
     client = created.client
     data = {
         "client_id": client.client_id,
@@ -141,16 +338,19 @@ def _clients_list(args: argparse.Namespace) -> int:
 
 def _clients_enable(args: argparse.Namespace) -> int:
     from phoneid.bootstrap import container
-    from phoneid.services.clients import InvalidClientSpec
 
     _target(args)
-    try:
-        client = container().client_admin.set_enabled(args.client_id, args.action == "enable")
-    except InvalidClientSpec as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    client = container().client_admin.set_enabled(args.client_id, args.action == "enable")
     print(f"{client.client_id}: {'enabled' if client.enabled else 'disabled'}")
     return 0
+
+
+def _read_text(path: Path) -> str:
+    """A file named on the command line; a missing one is an OSError with its name (see main)."""
+    try:
+        return path.read_text("utf-8")
+    except UnicodeDecodeError as error:
+        raise _CommandError(f"{path}: not UTF-8 text (byte {error.start}): save it as UTF-8") from None
 
 
 def _read_policy(path: str) -> dict[str, Any]:
@@ -160,7 +360,7 @@ def _read_policy(path: str) -> dict[str, Any]:
     from phoneid.domain.policy import InvalidPolicy, parse_policy
 
     try:
-        document = yaml.safe_load(Path(path).read_text("utf-8"))
+        document = yaml.safe_load(_read_text(Path(path)))
     except yaml.YAMLError as error:
         raise InvalidPolicy(f"{path} is not YAML or JSON: {error}") from None
     parse_policy(document)
@@ -170,20 +370,14 @@ def _read_policy(path: str) -> dict[str, Any]:
 
 def _clients_update(args: argparse.Namespace) -> int:
     from phoneid.bootstrap import container
-    from phoneid.domain.policy import InvalidPolicy
-    from phoneid.services.clients import InvalidClientSpec
 
+    policy = _read_policy(args.policy) if args.policy else None  # a bad file before any stack
     _target(args)
     if args.webhook is not None or args.no_webhook:
         return _clients_webhook(args)
-    try:
-        policy = _read_policy(args.policy) if args.policy else None
-        client = container().client_admin.update(
-            args.client_id, policy=policy, default_policy=args.default_policy
-        )
-    except (InvalidPolicy, InvalidClientSpec, OSError) as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    client = container().client_admin.update(
+        args.client_id, policy=policy, default_policy=args.default_policy
+    )
     version = client.policy.get("version") if client.policy else None
     print(f"{client.client_id}: policy {'version ' + str(version) if version else 'default'}")
     return 0
@@ -192,22 +386,17 @@ def _clients_update(args: argparse.Namespace) -> int:
 def _clients_webhook(args: argparse.Namespace) -> int:
     """Register a webhook (a new secret, printed once) or remove it."""
     from phoneid.bootstrap import container
-    from phoneid.services.clients import InvalidClientSpec
 
     admin = container().client_admin
-    try:
-        if args.no_webhook:
-            client = admin.remove_webhook(args.client_id)
-            _print(
-                {"client_id": client.client_id, "webhook": None},
-                args.json,
-                [f"{client.client_id}: no webhook (change events are still recorded)"],
-            )
-            return 0
-        registered = admin.set_webhook(args.client_id, args.webhook)
-    except InvalidClientSpec as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    if args.no_webhook:
+        client = admin.remove_webhook(args.client_id)
+        _print(
+            {"client_id": client.client_id, "webhook": None},
+            args.json,
+            [f"{client.client_id}: no webhook (change events are still recorded)"],
+        )
+        return 0
+    registered = admin.set_webhook(args.client_id, args.webhook)
     webhook = registered.client.webhook
     assert webhook is not None
     data = {"client_id": args.client_id, "webhook": webhook.url, "webhook_secret": registered.secret}
@@ -228,7 +417,7 @@ def _webhook_queues(args: argparse.Namespace) -> tuple[Any, str, str]:
     services = container()
     queue = services.settings.webhook_queue_url
     if not queue:
-        raise ValueError("no webhook queue here: name the stack with --local or --stack")
+        raise _CommandError("no webhook queue here: name the stack with --local or --stack NAME")
     sqs = services.sqs
     attributes = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["RedrivePolicy"])["Attributes"]
     target = json.loads(attributes["RedrivePolicy"])["deadLetterTargetArn"]
@@ -260,11 +449,7 @@ def _webhooks_failed(args: argparse.Namespace) -> int:
     from phoneid.domain.phone import mask
     from phoneid.domain.webhooks import MalformedMessage, from_message
 
-    try:
-        sqs, _, dead = _webhook_queues(args)
-    except (ValueError, FileNotFoundError) as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    sqs, _, dead = _webhook_queues(args)
     messages = _dead_letters(sqs, dead, hold_seconds=30)
     for message in messages:  # visible again at once: listing removes nothing
         sqs.change_message_visibility(
@@ -303,11 +488,7 @@ def _webhooks_failed(args: argparse.Namespace) -> int:
 
 def _webhooks_redrive(args: argparse.Namespace) -> int:
     """Every dead-lettered event back to the webhook queue, with its event id unchanged."""
-    try:
-        sqs, queue, dead = _webhook_queues(args)
-    except (ValueError, FileNotFoundError) as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    sqs, queue, dead = _webhook_queues(args)
     moved = 0
     for message in _dead_letters(sqs, dead, hold_seconds=120):
         sqs.send_message(QueueUrl=queue, MessageBody=message["Body"])
@@ -365,13 +546,7 @@ def _policy_show(args: argparse.Namespace) -> int:
 
 
 def _policy_check(args: argparse.Namespace) -> int:
-    from phoneid.domain.policy import InvalidPolicy
-
-    try:
-        document = _read_policy(args.file)
-    except (InvalidPolicy, OSError) as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    document = _read_policy(args.file)
     print(f"{args.file}: a valid policy (version {document['version']}, {len(document['rules'])} rules)")
     return 0
 
@@ -379,13 +554,18 @@ def _policy_check(args: argparse.Namespace) -> int:
 def _identities_import(args: argparse.Namespace) -> int:
     from phoneid.bootstrap import container
 
-    _target(args)
     path = Path(args.file)
+    text = _read_text(path)  # a missing file is said before any stack is looked for
+    _target(args)
     fmt = args.format or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
-    report = container().identity_import.run(path.read_text("utf-8"), fmt, skip_invalid=args.skip_invalid)
+    try:
+        report = container().identity_import.run(text, fmt, skip_invalid=args.skip_invalid)
+    except ValueError as error:  # a CSV header without the required columns
+        raise _CommandError(f"{path}: {error}") from None
     for line, reason in report.rejected:
         print(f"{path}:{line}: rejected: {reason}", file=sys.stderr)
-    print(f"imported {report.imported} identities, rejected {len(report.rejected)}")
+    identities = "identity" if report.imported == 1 else "identities"
+    print(f"imported {report.imported} {identities}, rejected {len(report.rejected)}")
     return 1 if report.rejected and not args.skip_invalid else 0
 
 
@@ -393,16 +573,16 @@ def _signals_import(args: argparse.Namespace) -> int:
     from phoneid.bootstrap import container
     from phoneid.domain.signals import ListKind
 
-    _target(args)
     path = Path(args.file)
+    text = _read_text(path)
+    _target(args)
     fmt = args.format or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
     try:
         report = container().signal_list_import.run(
-            ListKind(args.kind), path.read_text("utf-8"), fmt, skip_invalid=args.skip_invalid
+            ListKind(args.kind), text, fmt, skip_invalid=args.skip_invalid
         )
     except ValueError as error:  # a CSV header that does not fit the kind
-        print(f"phoneid: {path}: {error}", file=sys.stderr)
-        return 2
+        raise _CommandError(f"{path}: {error}") from None
     for line, reason in report.rejected:
         print(f"{path}:{line}: rejected: {reason}", file=sys.stderr)
     print(
@@ -472,10 +652,6 @@ def _sandbox_users(args: argparse.Namespace) -> int:
 # --- Connect (batch files) --------------------------------------------------------------------
 
 
-class _CommandError(Exception):
-    """Printed as ``phoneid: {message}``; exit code 2."""
-
-
 def _stack_outputs(stack_name: str) -> dict[str, str]:
     import boto3
 
@@ -511,10 +687,8 @@ def _sftp_users(stack_name: str) -> Any:
 
 
 def _sftp_address(args: argparse.Namespace, client_name: str) -> str:
-    if getattr(args, "local", False):
-        from phoneid.dev.server import read_state
-
-        sftp = read_state().get("sftp") or {}
+    if getattr(args, "local", None) is not None:
+        sftp = getattr(args, "local_stack", {}).get("sftp") or {}
         if sftp:
             return f"sftp -P {sftp['port']} {client_name}@{sftp['host']}"
     elif getattr(args, "stack", None):
@@ -525,19 +699,13 @@ def _sftp_address(args: argparse.Namespace, client_name: str) -> str:
 
 
 def _connect(args: argparse.Namespace, action: Any) -> int:
-    """Run ``action(onboarding)`` on the chosen stack; operator mistakes are one line and exit code 2."""
+    """Run ``action(onboarding)`` on the chosen stack (operator mistakes: one line, exit code 2; main)."""
     from phoneid import bootstrap
-    from phoneid.adapters.transfer import SftpProvisioningFailed
-    from phoneid.services.connect_onboarding import InvalidConnectSpec
 
-    try:
-        _target(args)
-        if getattr(args, "stack", None) and args.run in (_connect_onboard, _connect_remove):
-            bootstrap.override(sftp_users=_sftp_users(args.stack))
-        code: int = action(bootstrap.container().connect_onboarding)
-    except (InvalidConnectSpec, SftpProvisioningFailed, _CommandError, OSError) as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    _target(args)
+    if getattr(args, "stack", None) and args.run in (_connect_onboard, _connect_remove):
+        bootstrap.override(sftp_users=_sftp_users(args.stack))
+    code: int = action(bootstrap.container().connect_onboarding)
     return code
 
 
@@ -574,7 +742,7 @@ def _read_ssh_keys(files: Sequence[str]) -> list[str]:
     """Every key line of every file (an authorized_keys-like file may hold several; # comments skipped)."""
     keys: list[str] = []
     for name in files:
-        text = Path(name).expanduser().read_text("utf-8")
+        text = _read_text(Path(name).expanduser())
         if "PRIVATE KEY" in text:
             raise _CommandError(f"{name} is a private key: give its public key ({name}.pub)")
         keys.extend(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
@@ -688,11 +856,7 @@ def _client_of_file(file_name: str) -> str:
 def _connect_status(args: argparse.Namespace) -> int:
     from phoneid.bootstrap import container
 
-    try:
-        _target(args)
-    except OSError as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    _target(args)
     states = container().batch_states
     if args.file:
         name = Path(args.file).name
@@ -753,21 +917,17 @@ def _connect_submit(args: argparse.Namespace) -> int:
     )
 
     path = Path(args.file)
-    try:
-        _target(args)
-        if not path.is_file():
-            raise _CommandError(f"{path}: no such file")
-        client_name = _client_of_file(path.name)
-        profile = container().connect_profiles.get_by_name(client_name)
-        if profile is None:
-            raise _CommandError(
-                f"no Connect client named {client_name!r} (from the file name): onboard it first "
-                "(phoneid connect onboard CLIENT_ID --name ... --local)"
-            )
-        bucket = _connect_bucket()
-    except (_CommandError, OSError) as error:
-        print(f"phoneid: {error}", file=sys.stderr)
-        return 2
+    if not path.is_file():
+        raise _CommandError(f"{path}: no such file: check the path")
+    _target(args)
+    client_name = _client_of_file(path.name)
+    profile = container().connect_profiles.get_by_name(client_name)
+    if profile is None:
+        raise _CommandError(
+            f"no Connect client named {client_name!r} (from the file name): onboard it first "
+            "(phoneid connect onboard CLIENT_ID --name ... --local)"
+        )
+    bucket = _connect_bucket()
 
     s3 = s3_client()
     key = upload_key(client_name, path.name)
@@ -826,15 +986,51 @@ def _connect_submit(args: argparse.Namespace) -> int:
     return 0 if batch.state.value == "delivered" else 1
 
 
-def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(
-        prog="phoneid", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line like every other failure (exit code 2)."""
+
+    def error(self, message: str) -> Any:
+        where = self.prog.removeprefix("phoneid").strip()
+        self.exit(2, f"phoneid: {where + ': ' if where else ''}{message} ({self.prog} -h shows the usage)\n")
+
+
+LOCAL_HELP = (
+    "the running local stack: alone, the last one started here (make dev); "
+    "with a port or URL (3101, http://127.0.0.1:3101), the one there"
+)
+
+
+def _add_local(parser: argparse.ArgumentParser | Any, *, required: bool = False) -> None:
+    parser.add_argument(
+        "--local",
+        nargs="?",
+        const=True,
+        type=local_url,
+        required=required,
+        metavar="PORT|URL",
+        help=LOCAL_HELP,
     )
+
+
+def parser() -> argparse.ArgumentParser:
+    root = _Parser(prog="phoneid", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = root.add_subparsers(dest="command", required=True)
 
     dev = commands.add_parser("dev", help="start the local stack")
-    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default 127.0.0.1); 0.0.0.0: every interface, so a phone on "
+        "this network can open the links (it also exposes the stack and its test credentials there)",
+    )
     dev.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
+    dev.add_argument(
+        "--public-url",
+        type=_public_url,
+        metavar="URL",
+        help="the base URL of links in SMS and of the WebSocket (default http://HOST:PORT; with --host "
+        "0.0.0.0, this machine's LAN address)",
+    )
     dev.add_argument(
         "--tier", choices=["sandbox", "production"], default=os.environ.get("PHONEID_TIER", "sandbox")
     )
@@ -843,7 +1039,7 @@ def parser() -> argparse.ArgumentParser:
 
     def targeted(sub: argparse.ArgumentParser) -> None:
         where = sub.add_mutually_exclusive_group()
-        where.add_argument("--local", action="store_true", help="the running local stack (make dev)")
+        _add_local(where)
         where.add_argument("--stack", help="a deployed CloudFormation stack name")
         sub.add_argument("--json", action="store_true", help="print JSON")
 
@@ -982,7 +1178,7 @@ def parser() -> argparse.ArgumentParser:
         "submit", help="put a file into its client's upload directory, wait, download the results beside it"
     )
     submit.add_argument("file")
-    submit.add_argument("--local", action="store_true", required=True, help="the running local stack")
+    _add_local(submit, required=True)
     submit.add_argument("--timeout", type=float, default=3600, help="seconds to wait for the batch")
     submit.set_defaults(run=_connect_submit)
 
@@ -993,7 +1189,12 @@ def parser() -> argparse.ArgumentParser:
     users.add_argument("--markdown", action="store_true", help="the table of docs/sandbox.md")
     users.set_defaults(run=_sandbox_users)
     root.epilog = (
-        "commands:\n" + "\n".join(_overview(root)) + "\n\n'phoneid COMMAND ACTION -h' for an action's options"
+        "commands:\n"
+        + "\n".join(_overview(root))
+        + "\n\n'phoneid COMMAND ACTION -h' for an action's options\n\n"
+        "A failure is one line on stderr, 'phoneid: what went wrong: what to do', and exit code 2 when\n"
+        "the command line asks for something wrong (an option, a file, a spec), 1 otherwise (nothing\n"
+        "answers, AWS refuses, records are rejected). PHONEID_DEBUG=1 shows the traceback as well."
     )
     return root
 
@@ -1021,9 +1222,120 @@ def _overview(root: argparse.ArgumentParser) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    code: int = args.run(args)
+    try:
+        args = parser().parse_args(argv)
+        code = int(args.run(args))
+        sys.stdout.flush()  # a reader that went away shows here, not as a traceback at exit
+    except BrokenPipeError:
+        # The reader stopped early (`phoneid sandbox users | head`): stop quietly, as Python's docs
+        # advise ("Note on SIGPIPE"): stdout to devnull so the flush at exit cannot fail again, and
+        # exit code 1 as Python gives on EPIPE.
+        _stdout_to_devnull()
+        return 1
+    except KeyboardInterrupt:
+        print("phoneid: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        if os.environ.get("PHONEID_DEBUG", "") not in ("", "0"):
+            raise
+        code, message = explain(error)
+        print(f"phoneid: {message}", file=sys.stderr)
     return code
+
+
+def _stdout_to_devnull() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file (e.g. captured)
+        pass
+
+
+def _causes(error: BaseException) -> Iterator[BaseException]:
+    """The error, then what it was raised from or while handling, outwards in."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def explain(error: BaseException) -> tuple[int, str]:
+    """Exit code and one line for a failure: the first row of the table matching the error or one of
+    its causes (a domain error may wrap the AWS error that says what to check)."""
+    causes = list(_causes(error))
+    for kinds, code, say in _failures():
+        for cause in causes:
+            if isinstance(cause, kinds):
+                return code(cause) if callable(code) else code, say(cause)
+    return 1, f"{type(error).__name__}: {error} (PHONEID_DEBUG=1 shows where it failed)"
+
+
+def _failures() -> list[tuple[Any, Any, Callable[[Any], str]]]:
+    """(exception types, exit code, message) in order: what the operator asked for wrong (2), then
+    what failed on the way (1)."""
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        EndpointConnectionError,
+        NoCredentialsError,
+        NoRegionError,
+    )
+    from pydantic import ValidationError
+
+    from phoneid.adapters.transfer import SftpProvisioningFailed
+    from phoneid.domain.errors import PhoneIdError
+    from phoneid.domain.policy import InvalidPolicy
+    from phoneid.services.clients import InvalidClientSpec
+    from phoneid.services.connect_onboarding import InvalidConnectSpec
+
+    return [
+        (_CommandError, lambda e: e.exit_code, str),
+        ((InvalidClientSpec, InvalidPolicy, InvalidConnectSpec), 2, str),
+        (FileNotFoundError, 2, lambda e: f"{e.filename or e}: no such file: check the path"),
+        (IsADirectoryError, 2, lambda e: f"{e.filename}: a directory, not a file"),
+        (PermissionError, 2, lambda e: f"{e.filename or e}: permission denied"),
+        (NoCredentialsError, 1, lambda e: _aws_credentials_missing()),
+        (NoRegionError, 1, lambda e: "no AWS region: set AWS_REGION (or a profile with one: AWS_PROFILE)"),
+        (EndpointConnectionError, 1, _unreachable),
+        (ClientError, 1, _aws_refused),
+        (SftpProvisioningFailed, 1, lambda e: f"{e}: check the Transfer Family server and its role"),
+        (BotoCoreError, 1, lambda e: f"AWS: {e}: check the AWS settings (AWS_PROFILE, AWS_REGION)"),
+        (ValidationError, 1, lambda e: f"invalid settings or data ({_first_problem(e)})"),
+        (PhoneIdError, 1, lambda e: f"{e} (PHONEID_DEBUG=1 shows where it failed)"),
+        (OSError, 1, lambda e: f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}"),
+    ]
+
+
+def _aws_credentials_missing() -> str:
+    return (
+        "no AWS credentials: configure them (aws configure, AWS_PROFILE or AWS_ACCESS_KEY_ID), "
+        "or use --local for the local stack"
+    )
+
+
+def _unreachable(error: Any) -> str:
+    url = error.kwargs.get("endpoint_url", "AWS")
+    if os.environ.get("AWS_ENDPOINT_URL"):  # the local stack's moto
+        return f"cannot reach the local stack's AWS at {url}: is the stack still running? ({START_LOCAL})"
+    return f"cannot reach AWS at {url}: check the network and the region (AWS_REGION)"
+
+
+def _aws_refused(error: Any) -> str:
+    details = error.response.get("Error", {})
+    code, said = details.get("Code", "?"), details.get("Message", "")
+    if code in ("ExpiredToken", "ExpiredTokenException", "RequestExpired"):
+        advice = "renew your AWS credentials (aws sso login, or new keys)"
+    elif code in ("InvalidClientTokenId", "UnrecognizedClientException", "SignatureDoesNotMatch"):
+        advice = "check your AWS credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID)"
+    elif "AccessDenied" in code or code in ("UnauthorizedOperation", "AuthorizationError"):
+        advice = "use credentials allowed to do this (an operator role of the stack's account)"
+    elif "does not exist" in said or "NotFound" in code:
+        advice = "check the stack name (--stack) and the region (AWS_REGION)"
+    else:
+        advice = "check the stack name (--stack), the region (AWS_REGION) and your credentials"
+    return f"AWS {error.operation_name} failed ({code}: {said}): {advice}"
 
 
 if __name__ == "__main__":

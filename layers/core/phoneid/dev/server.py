@@ -47,7 +47,15 @@ def _log(line: str) -> None:
 class DevStack:
     """moto, the provisioned template and the gateway: everything but the HTTP listener."""
 
-    def __init__(self, tier: str, region: str, base_url: str, moto_port: int | None = None) -> None:
+    def __init__(
+        self,
+        tier: str,
+        region: str,
+        base_url: str,
+        moto_port: int | None = None,
+        *,
+        local_url: str | None = None,
+    ) -> None:
         self.moto = MotoServer(moto_port).start()
         ws_base = base_url.replace("http", "ws", 1)
         parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING"}
@@ -73,6 +81,8 @@ class DevStack:
         bootstrap.override(clock=self.clock)
         self.stack.processes = self._function_processes()
         self.tier, self.region, self.base_url = tier, region, base_url
+        # Where processes on this machine reach it; base_url is what links carry (maybe a LAN address).
+        self.local_url = local_url or base_url
         self.gateway = LocalGateway(self.stack)
         self.outbox = Outbox()
         # What Lambda's SQS event source mappings and EventBridge Scheduler do in AWS.
@@ -85,6 +95,8 @@ class DevStack:
         HTTP; PHONEID_LAMBDA_PROCESSES caps them per function (default: the CPUs; 0: run in this
         process, e.g. to debug a step)."""
         configured = os.environ.get("PHONEID_LAMBDA_PROCESSES", "").strip()
+        if configured and not configured.isdigit():
+            raise ValueError(f"PHONEID_LAMBDA_PROCESSES must be a whole number, not {configured!r}")
         limit = int(configured) if configured else None
         if limit == 0:
             return None
@@ -189,6 +201,20 @@ class DevStack:
         self.deliver_queued()
         return released
 
+    def facts(self) -> dict[str, Any]:
+        """How other processes reach this stack and its AWS: the state file of ``phoneid dev`` and
+        ``GET /_local/info`` both say this (the CLI's ``--local`` reads either)."""
+        return {
+            "tier": self.tier,
+            "region": self.region,
+            "baseUrl": self.base_url,
+            "localUrl": self.local_url,
+            "pid": os.getpid(),
+            "awsEndpointUrl": self.moto.endpoint_url,
+            "environment": self.stack.environment(),
+            "sftp": {"host": self.sftp.host, "port": self.sftp.port, "bucket": self.sftp.bucket},
+        }
+
     def stop(self) -> None:
         self.sftp.stop()
         if self.stack.processes is not None:
@@ -208,6 +234,8 @@ def build_app(dev: DevStack) -> Any:
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
     from phoneid.dev.demo import demo_routes
+    from phoneid.dev.outbox import printed_line
+    from phoneid.dev.pages import page_routes
 
     sockets: dict[str, WebSocket] = {}
     websocket_function = dev.stack.template.websocket_function
@@ -223,7 +251,7 @@ def build_app(dev: DevStack) -> Any:
         return JSONResponse(created, status_code=201)
 
     async def local_info(request: Request) -> Response:
-        return JSONResponse({"tier": dev.tier, "region": dev.region, "awsEndpointUrl": dev.moto.endpoint_url})
+        return JSONResponse(dev.facts())
 
     async def local_outbox(request: Request) -> Response:
         return JSONResponse(dev.outbox.messages())
@@ -330,12 +358,13 @@ def build_app(dev: DevStack) -> Any:
         return Response(response.body, status_code=response.status, headers=dict(response.headers))
 
     async def watch_outbox() -> None:
+        """Print every message once; reading /_local/outbox meanwhile takes none away."""
         while True:
-            for message in dev.outbox.poll():
-                if message["via"] == "email":
-                    _log(f"EMAIL to {message['to']}: {message['subject']}")
-                else:
-                    _log(f"SMS to {message['to']}: {message['text']}")
+            try:
+                for message in dev.outbox.unprinted():
+                    _log(printed_line(message))
+            except Exception as error:  # keep watching; the next round may succeed
+                _log(f"OUTBOX watch failed: {type(error).__name__}")
             await asyncio.sleep(0.2)
 
     async def watch_workflows() -> None:
@@ -383,6 +412,7 @@ def build_app(dev: DevStack) -> Any:
             WebSocketRoute("/_ws", websocket_api),
             Route("/_ws-management/@connections/{connection_id}", websocket_management, methods=["POST"]),
             Mount("/sdk", app=StaticFiles(directory=WEB_CLIENT, check_dir=False), name="sdk"),
+            *page_routes(dev),
             *demo_routes(dev),
             Route("/{path:path}", api, methods=methods),
         ],
@@ -390,55 +420,88 @@ def build_app(dev: DevStack) -> Any:
     )
 
 
-def serve(*, host: str, port: int, tier: str, region: str) -> None:
+def serve(*, host: str, port: int, tier: str, region: str, base_url: str | None = None) -> None:
+    """Run the local stack until Ctrl-C or SIGTERM. ``base_url`` is what links in SMS and the
+    WebSocket URL carry (default: the address it listens on); the state file says how to reach the
+    stack while it runs, and goes when it stops."""
+    import signal
+    import socket
+
     import uvicorn
 
+    def stop_like_ctrl_c(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
     started = time.perf_counter()
-    base_url = f"http://{host}:{port}"
-    dev = DevStack(tier, region, base_url)
-    seeded_id, seeded_secret = os.environ.get("PHONEID_CLIENT_ID"), os.environ.get("PHONEID_CLIENT_SECRET")
-    if seeded_id and seeded_secret:
-        client = dev.create_client(client_id=seeded_id, client_secret=seeded_secret)
-    else:
-        client = dev.create_client(name="dev")
-    STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
-    STATE_FILE.write_text(
-        json.dumps(
-            {
-                "baseUrl": base_url,
-                "awsEndpointUrl": dev.moto.endpoint_url,
-                "environment": dev.stack.environment(),
-                "sftp": {"host": dev.sftp.host, "port": dev.sftp.port, "bucket": dev.sftp.bucket},
-            },
-            indent=2,
-        )
-    )
-    _log(
-        f"PhoneID local stack ({tier}, {region}) ready in {time.perf_counter() - started:.1f} s\n"
-        f"  API            {base_url}   (token: POST {base_url}/token)\n"
-        f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
-        f"  outbox         {base_url}/_local/outbox   (SMS and batch emails; also printed below)\n"
-        f"  webhooks       POST {base_url}/_local/monitor   (a change-monitor pass now; docs/webhooks.md)\n"
-        f"  SFTP (Connect) sftp -P {dev.sftp.port} CLIENT_NAME@{dev.sftp.host}   "
-        f"(users: phoneid connect onboard ... --local; docs/connect.md)\n"
-        f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
-        f"  client_id      {client['client_id']}\n"
-        f"  client_secret  {client['client_secret']}\n"
-        f"  more clients   POST {base_url}/_local/clients   or   phoneid clients create --local\n"
-        f"Press Ctrl-C to stop."
-    )
-    config = uvicorn.Config(build_app(dev), host=host, port=port, log_level="warning", access_log=False)
+    # uvicorn stops gracefully on SIGTERM, then raises it again for the handler it found: this one
+    # ends like Ctrl-C, so the `finally` below runs (the default one would end the process at once).
+    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
+    # Listening before the slow start: a taken port is said at once, and the state file never names
+    # a port that refuses connections while its process lives.
     try:
-        uvicorn.Server(config).run()
+        listener = socket.create_server(
+            (host, port),
+            family=socket.AF_INET6 if ":" in host else socket.AF_INET,
+            dualstack_ipv6=host == "::" and socket.has_dualstack_ipv6(),  # IPv4 too, as 0.0.0.0 does
+        )
+    except OSError as error:
+        raise OSError(
+            error.errno,
+            f"cannot listen on {host}:{port} ({os.strerror(error.errno) if error.errno else error}): "
+            "stop what uses the port, or choose another (phoneid dev --port N)",
+        ) from error
+    # Processes on this machine reach a stack listening on every interface at loopback.
+    nearby = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)  # noqa: S104
+    local_url = f"http://[{nearby}]:{port}" if ":" in nearby else f"http://{nearby}:{port}"
+    base_url = base_url or local_url
+    dev = DevStack(tier, region, base_url, local_url=local_url)
+    announced = False
+    try:
+        seeded_id = os.environ.get("PHONEID_CLIENT_ID")
+        seeded_secret = os.environ.get("PHONEID_CLIENT_SECRET")
+        if seeded_id and seeded_secret:
+            client = dev.create_client(client_id=seeded_id, client_secret=seeded_secret)
+        else:
+            client = dev.create_client(name="dev")
+        STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
+        written = STATE_FILE.with_name(f".{STATE_FILE.name}.{os.getpid()}")
+        written.write_text(json.dumps(dev.facts(), indent=2))
+        written.replace(STATE_FILE)  # whole at once: a reader never sees half a file
+        _log(
+            f"PhoneID local stack ({tier}, {region}) ready in {time.perf_counter() - started:.1f} s\n"
+            f"  API            {base_url}   (token: POST {base_url}/token)\n"
+            f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
+            f"  outbox         {base_url}/_local/outbox   (SMS and batch emails; also printed below)\n"
+            f"  webhooks       POST {base_url}/_local/monitor   "
+            "(a change-monitor pass now; docs/webhooks.md)\n"
+            f"  SFTP (Connect) sftp -P {dev.sftp.port} CLIENT_NAME@{dev.sftp.host}   "
+            f"(users: phoneid connect onboard ... --local; docs/connect.md)\n"
+            f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
+            f"  client_id      {client['client_id']}\n"
+            f"  client_secret  {client['client_secret']}\n"
+            f"  more clients   POST {base_url}/_local/clients   or   phoneid clients create --local\n"
+            f"Press Ctrl-C to stop."
+        )
+        announced = True
+        config = uvicorn.Config(build_app(dev), host=host, port=port, log_level="warning", access_log=False)
+        uvicorn.Server(config).run(sockets=[listener])
     except KeyboardInterrupt:
-        pass  # uvicorn re-raises Ctrl-C after its graceful shutdown; stopping is the expected outcome
+        pass  # uvicorn re-raises Ctrl-C (and SIGTERM) after its graceful shutdown; stopping is expected
     finally:
+        # First, as it is quick; and only this stack's file (a stack started since wrote its own).
+        with contextlib.suppress(OSError, ValueError):
+            if read_state().get("pid") == os.getpid():
+                STATE_FILE.unlink()
         dev.stop()
-        STATE_FILE.unlink(missing_ok=True)
-        _log("PhoneID local stack stopped.")
+        listener.close()
+        if announced:  # a stack that never started says only why (the CLI prints it)
+            _log("PhoneID local stack stopped.")
 
 
-def read_state(path: Path = STATE_FILE) -> dict[str, Any]:
+def read_state(path: Path | None = None) -> dict[str, Any]:
+    """What the last ``phoneid dev`` started here wrote (``DevStack.facts``). A stack that was killed
+    leaves it behind: the reader checks that its ``pid`` lives and its ``localUrl`` answers."""
+    path = STATE_FILE if path is None else path
     if not path.exists():
         raise FileNotFoundError("no local stack is running here: start it with `make dev` or `phoneid dev`")
     state: dict[str, Any] = json.loads(path.read_text())

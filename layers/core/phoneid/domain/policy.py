@@ -250,7 +250,7 @@ class Rule(_Strict):
     acceptFindings: bool = True
 
     @model_validator(mode="after")
-    def _spec_code(self) -> Rule:
+    def _known_code(self) -> Rule:
         if self.code not in REASONS:
             raise ValueError(f"{self.code} is not a reason code of the evaluation")
         expected = REASONS[self.code][0]

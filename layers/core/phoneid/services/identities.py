@@ -138,6 +138,10 @@ def _records(text: str, fmt: str) -> Iterator[tuple[int, Any]]:
 
 def _identity(record: IdentityRecord, region: Region) -> Identity:
     phone = parse_phone(record.phoneNumber, region)
+    if phone.region != region:  # this stack would never be asked about it (phone_access.checked_phone)
+        raise InvalidPhoneNumber(
+            f"{phone.masked} is served by the {phone.region} stack, not this {region} stack"
+        )
     return Identity(
         phone_number=phone.e164,
         first_name=record.firstName,
