@@ -1,11 +1,13 @@
-// The web SDK in a real browser, through the demo integrator, against the local stack.
+// The web SDK in a real browser, through the demo integrator, against the local stack (Sandbox).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startStack, waitForMessages } from "./stack.mjs";
 
 const OTP_USER = "+12025550101"; // otp-pass: 1234 passes
+const OTP_FAIL_USER = "+12025550102"; // otp-fail: no code passes
 const FALLBACK_USER = "+12025550105"; // mobile-auth-fail-otp-pass
 const MOBILE_AUTH_USER = "+12025550103"; // mobile-auth-pass
+const SIM_SWAP_USER = "+14045550135"; // fraud-signal: complete fails with 9135
 const OTP_USER_DOB = "1984-03-14";
 
 let stack;
@@ -16,12 +18,21 @@ after(async () => {
   await stack?.stop();
 });
 
-async function openDemo({ mobile, phone, dob = OTP_USER_DOB, retry = true }) {
-  const page = await stack.page({ mobile });
-  await page.goto(`${stack.url}/demo/`);
+// The demo page, once it knows its stack (Verify is enabled then).
+async function demoPage(on, { mobile = true } = {}) {
+  const page = await on.page({ mobile });
+  await page.goto(`${on.url}/demo/`);
+  await page.waitForSelector("#verify:enabled");
+  return page;
+}
+
+// Typing a test user's number fills the user's date of birth and name.
+async function openDemo({ mobile, phone, dob, retry = true, flow }) {
+  const page = await demoPage(stack, { mobile });
   await page.fill("#phone", phone);
-  await page.fill("#dob", dob);
+  if (dob) await page.fill("#dob", dob);
   await page.setChecked("#retry", retry);
+  if (flow) await page.selectOption("#flow", flow);
   await page.click("#verify");
   return page;
 }
@@ -31,6 +42,10 @@ async function statusText(page, expected) {
     timeout: 20_000,
   });
   return page.textContent("#status");
+}
+
+async function statusClass(page) {
+  return page.getAttribute("#status", "class");
 }
 
 async function result(page) {
@@ -44,13 +59,71 @@ async function enterCode(page, code) {
   await page.click("#otp-submit");
 }
 
+// No horizontal scroll: the page is no wider than the screen.
+async function fitsTheScreen(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+}
+
+async function textedLink(to, count) {
+  const messages = await waitForMessages(stack, to, count);
+  return messages.at(-1).text.match(/https?:\/\/\S+\/l\/[\w-]+/)[0];
+}
+
+describe("the page", () => {
+  test("picking a Sandbox test user fills the number, date of birth and name", async () => {
+    const page = await demoPage(stack);
+
+    assert.match(await page.textContent("#stack"), /Sandbox tier, US region/);
+    assert.equal(await page.isVisible("#user-picker"), true);
+    assert.equal(await page.inputValue("#phone"), OTP_USER, "the region's first test user is prefilled");
+    assert.equal(await page.inputValue("#dob"), OTP_USER_DOB);
+
+    await page.selectOption("#user", SIM_SWAP_USER);
+    assert.equal(await page.inputValue("#phone"), SIM_SWAP_USER);
+    assert.equal(await page.inputValue("#dob"), "1986-05-17");
+    assert.equal(await page.inputValue("#first-name"), "Quin");
+    assert.equal(await page.inputValue("#last-name"), "Code9135");
+    assert.match(await page.textContent(`#user option[value="${SIM_SWAP_USER}"]`), /SIM swap under 24 hours/);
+    assert.equal(await fitsTheScreen(page), true);
+
+    // Typing a test user's number picks that user; another number drops the previous user's details.
+    await page.fill("#phone", MOBILE_AUTH_USER);
+    assert.equal(await page.inputValue("#user"), MOBILE_AUTH_USER);
+    assert.equal(await page.inputValue("#first-name"), "Chloe");
+    await page.fill("#phone", "+12025550199");
+    assert.equal(await page.inputValue("#user"), "");
+    assert.equal(await page.inputValue("#first-name"), "");
+    assert.equal(await page.inputValue("#dob"), "");
+  });
+
+  test("a failed check lists the evaluation's reason codes and their meaning", async () => {
+    const page = await demoPage(stack);
+    await page.selectOption("#user", SIM_SWAP_USER);
+    await page.click("#verify");
+
+    assert.match(await statusText(page, "Not verified"), /Not verified ✘/);
+    await page.waitForSelector("#reasons:not([hidden])");
+    const reasons = await page.textContent("#reasons");
+    assert.match(reasons, /9135/);
+    assert.match(reasons, /Possible takeover: SIM swap under 24 hours/);
+    assert.match(reasons, /authentication/);
+    assert.equal(await fitsTheScreen(page), true);
+  });
+});
+
 describe("mobile web (OTP)", () => {
-  test("a wrong code, then the right one, verifies the phone", async () => {
+  test("a wrong code says how many entries are left; Verify stays disabled until the check ends", async () => {
     const page = await openDemo({ mobile: true, phone: OTP_USER });
     await waitForMessages(stack, OTP_USER, 1);
+    await page.waitForSelector("#otp:not([hidden])");
+    assert.equal(await page.isDisabled("#verify"), true, "Verify is disabled while the check runs");
+    // A second submit while the check runs starts no second flow.
+    await page.evaluate(() => document.querySelector("#start").requestSubmit());
 
     await enterCode(page, "1111");
-    await page.waitForFunction(() => document.querySelector("#otp-error").textContent.includes("not correct"));
+    assert.match(await statusText(page, "left"), /The code is not correct\. 2 code entries left\./);
+    assert.equal(await statusClass(page), "failed");
+    assert.equal(await fitsTheScreen(page), true);
     await enterCode(page, "1234");
 
     assert.match(await statusText(page, "Verified"), /Verified ✔/);
@@ -58,6 +131,9 @@ describe("mobile web (OTP)", () => {
     assert.equal(steps.validate.success, true);
     assert.equal(steps.validate.phoneNumber, OTP_USER);
     assert.equal(steps.complete.success, true);
+    assert.equal(await page.isEnabled("#verify"), true, "Verify is enabled again once the check ended");
+    assert.equal(await page.isHidden("#reasons"), true);
+    assert.equal(await fitsTheScreen(page), true);
   });
 
   test("resend texts a new code, which then verifies", async () => {
@@ -68,6 +144,7 @@ describe("mobile web (OTP)", () => {
 
     await page.click("#otp-resend");
     await waitForMessages(stack, OTP_USER, sent + 2);
+    await statusText(page, "We texted you a new code");
     await enterCode(page, "1234");
 
     assert.match(await statusText(page, "Verified"), /Verified ✔/);
@@ -91,13 +168,30 @@ describe("mobile web (OTP)", () => {
     assert.equal(steps.validate.phoneNumber, OTP_USER);
   });
 
+  test("a cancelled number change is no error: the code texted before still verifies", async () => {
+    const before = (await stack.outbox(FALLBACK_USER)).length;
+    const page = await openDemo({ mobile: true, phone: FALLBACK_USER });
+    await waitForMessages(stack, FALLBACK_USER, before + 1);
+
+    await page.waitForSelector("#otp:not([hidden])");
+    await page.click("#otp-change");
+    await page.waitForSelector("#number:not([hidden])");
+    await page.click("#number-cancel");
+
+    await page.waitForSelector("#otp:not([hidden])");
+    assert.match(await statusText(page, "cancelled"), /Number change cancelled: enter the code we texted before/);
+    assert.notEqual(await statusClass(page), "failed");
+    await enterCode(page, "1234");
+    assert.match(await statusText(page, "Verified"), /Verified ✔/);
+  });
+
   test("a code entered after its 2 minutes is refused, and a new one works", async () => {
     const page = await openDemo({ mobile: true, phone: OTP_USER });
     await page.waitForSelector("#otp:not([hidden])");
 
     await stack.advanceClock(121);
     await enterCode(page, "1234");
-    await page.waitForFunction(() => document.querySelector("#otp-error").textContent.includes("expired"));
+    assert.match(await statusText(page, "expired"), /expired/);
     await page.click("#otp-resend");
     await enterCode(page, "1234");
 
@@ -114,11 +208,10 @@ describe("mobile web (OTP)", () => {
 
 describe("desktop (Instant Link)", () => {
   test("opening the texted link on the phone finishes the desktop page over its WebSocket", async () => {
-    const desktop = await openDemo({ mobile: false, phone: OTP_USER });
     const before = (await stack.outbox(OTP_USER)).length;
+    const desktop = await openDemo({ mobile: false, phone: OTP_USER });
     await desktop.waitForSelector("#link:not([hidden])");
-    const messages = await waitForMessages(stack, OTP_USER, before + 1);
-    const link = messages.at(-1).text.match(/https?:\/\/\S+\/l\/[\w-]+/)[0];
+    const link = await textedLink(OTP_USER, before + 1);
 
     const phone = await stack.page({ mobile: true });
     await phone.goto(link);
@@ -126,22 +219,131 @@ describe("desktop (Instant Link)", () => {
     assert.equal(new URL(phone.url()).pathname, "/demo/verified.html");
     assert.match(await statusText(desktop, "Verified"), /Verified ✔/);
 
-    // The link works once.
-    const again = await (await stack.page({ mobile: true })).goto(link);
+    // The link works once; the page of a used link says what happened and what to do, on a phone.
+    const usedPage = await stack.page({ mobile: true });
+    const again = await usedPage.goto(link);
     assert.equal(again.status(), 410);
+    assert.match(await usedPage.textContent("h1"), /This link can no longer be used/);
+    const text = await usedPage.textContent("main");
+    assert.match(text, /already used/);
+    assert.match(text, /What to do: go back to the page where you started/);
+    const layout = await usedPage.evaluate(() => {
+      const card = document.querySelector("main").getBoundingClientRect();
+      return {
+        left: card.left,
+        right: window.innerWidth - card.right,
+        fontSize: parseFloat(getComputedStyle(document.body).fontSize),
+        scrolls: document.documentElement.scrollWidth > window.innerWidth,
+      };
+    });
+    assert.ok(Math.abs(layout.left - layout.right) <= 1, `the card is centered: ${JSON.stringify(layout)}`);
+    assert.ok(layout.fontSize >= 16, `readable text: ${layout.fontSize}px`);
+    assert.equal(layout.scrolls, false);
   });
 
   test("a link opened after its 3 minutes is refused and the desktop is not verified", async () => {
-    const desktop = await openDemo({ mobile: false, phone: OTP_USER });
     const before = (await stack.outbox(OTP_USER)).length;
+    const desktop = await openDemo({ mobile: false, phone: OTP_USER });
     await desktop.waitForSelector("#link:not([hidden])");
-    const messages = await waitForMessages(stack, OTP_USER, before + 1);
-    const link = messages.at(-1).text.match(/https?:\/\/\S+\/l\/[\w-]+/)[0];
+    const link = await textedLink(OTP_USER, before + 1);
 
     await stack.advanceClock(181);
     const opened = await (await stack.page({ mobile: true })).goto(link);
 
     assert.equal(opened.status(), 410);
     assert.match(await opened.text(), /expired/);
+  });
+
+  test("a refused new number replaces the waiting status; cancelling then stops the check as no error", async () => {
+    const before = (await stack.outbox(FALLBACK_USER)).length;
+    const desktop = await openDemo({ mobile: false, phone: FALLBACK_USER });
+    await desktop.waitForSelector("#link:not([hidden])");
+    await waitForMessages(stack, FALLBACK_USER, before + 1);
+    assert.match(await statusText(desktop, "Waiting"), /Waiting for you to open the link/);
+
+    await desktop.click("#link-change");
+    await desktop.fill("#new-phone", "+1202");
+    await desktop.click("#number-submit");
+    assert.match(await statusText(desktop, "refused"), /That number was refused: .*phoneNumber/);
+    assert.equal(await statusClass(desktop), "failed");
+    assert.equal(await desktop.isHidden("#link"), true);
+
+    await desktop.click("#number-cancel");
+    assert.match(await statusText(desktop, "cancelled"), /Number change cancelled: this check stopped/);
+    assert.notEqual(await statusClass(desktop), "failed");
+    assert.equal(await desktop.isEnabled("#verify"), true);
+  });
+});
+
+// Spends the hourly SMS budget of a number through the API, as many earlier checks would.
+async function spendSmsBudget(phoneNumber) {
+  const credentials = await (await fetch(`${stack.url}/_local/clients`, { method: "POST", body: "{}" })).json();
+  const token = await fetch(`${stack.url}/token`, {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "client_credentials", ...credentials }),
+  });
+  const bearer = { Authorization: `Bearer ${(await token.json()).access_token}`, "Content-Type": "application/json" };
+  for (let flows = 0; flows < 10; flows++) {
+    const started = await fetch(`${stack.url}/v3/start`, {
+      method: "POST",
+      headers: bearer,
+      body: JSON.stringify({ flowType: "mobile", phoneNumber }),
+    });
+    const { authToken } = await started.json();
+    for (let sends = 0; sends < 3; sends++) {
+      const sent = await fetch(`${stack.url}/client/v1/otp`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${authToken}`, "Content-Type": "application/json" },
+        body: "{}",
+      });
+      if (sent.status === 429) return;
+    }
+  }
+  throw new Error(`the SMS budget of ${phoneNumber} was never used up`);
+}
+
+describe("the hourly SMS budget", () => {
+  test("used up, the page says how to reset it locally, and moving the clock an hour works", async () => {
+    await spendSmsBudget(OTP_FAIL_USER);
+    const page = await openDemo({ mobile: true, phone: OTP_FAIL_USER });
+
+    assert.match(await statusText(page, "8018"), /hourly SMS budget of this phone number is used up \(8018\)/);
+    await page.waitForSelector("#budget:not([hidden])");
+    const advice = await page.textContent("#budget");
+    assert.match(advice, /10 SMS per number/);
+    assert.match(advice, /\/_local\/clock -d '\{"advanceSeconds": 3600\}'/);
+    assert.equal(await fitsTheScreen(page), true);
+
+    const sent = (await stack.outbox(OTP_FAIL_USER)).length;
+    await page.click("#budget-reset");
+    assert.match(await statusText(page, "clock moved"), /SMS budgets start afresh/);
+    await page.click("#verify");
+    await page.waitForSelector("#otp:not([hidden])");
+    await waitForMessages(stack, OTP_FAIL_USER, sent + 1);
+  });
+});
+
+describe("an EU stack", () => {
+  let eu;
+  before(async () => {
+    eu = await startStack({ env: { PHONEID_REGION: "EU" } });
+  });
+  after(async () => {
+    await eu?.stop();
+  });
+
+  test("prefills a test user of its own region, whose check verifies at the first click", async () => {
+    const page = await demoPage(eu);
+    assert.match(await page.textContent("#stack"), /Sandbox tier, EU region/);
+    const phone = await page.inputValue("#phone");
+    assert.match(phone, /^\+353/);
+
+    await page.click("#verify");
+    await page.waitForSelector("#otp:not([hidden])", { timeout: 20_000 });
+    await page.fill("#otp-code", "1234");
+    await page.click("#otp-submit");
+
+    await page.waitForFunction(() => /Verified|Not verified|Stopped/.test(document.querySelector("#status").textContent));
+    assert.match(await page.textContent("#status"), /Verified ✔/);
   });
 });

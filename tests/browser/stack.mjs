@@ -1,5 +1,5 @@
 // Starts `phoneid dev` (the local stack) and Debian's Chromium for one test file.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -35,12 +35,19 @@ async function waitUntilListening(url, process, output) {
   throw new Error(`phoneid dev did not listen within 60 s:\n${output.join("")}`);
 }
 
-export async function startStack() {
+// `env` sets the stack's settings, e.g. {PHONEID_TIER: "production"} or {PHONEID_REGION: "EU"} (README,
+// "The local stack"); those not given are the defaults (a Sandbox stack of the US region), whatever
+// the shell running the tests says.
+export async function startStack({ env: settings = {} } = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const output = [];
-  const env = { ...process.env, PHONEID_DEV_STATE: join(mkdtempSync(join(tmpdir(), "phoneid-")), "dev.json") };
-  for (const name of Object.keys(env)) if (/^(AWS_|PHONEID_CLIENT|MOTO_)/.test(name)) delete env[name];
+  const state = join(mkdtempSync(join(tmpdir(), "phoneid-")), "dev.json");
+  const env = { ...process.env, PHONEID_DEV_STATE: state };
+  for (const name of Object.keys(env)) {
+    if (/^(AWS_|PHONEID_CLIENT|MOTO_|PHONEID_TIER$|PHONEID_REGION$|PHONEID_DEVICE_MSISDN$)/.test(name)) delete env[name];
+  }
+  Object.assign(env, settings);
   const server = spawn(join(ROOT, ".venv/bin/phoneid"), ["dev", "--port", String(port)], { env, cwd: ROOT });
   server.stdout.on("data", (chunk) => output.push(chunk.toString()));
   server.stderr.on("data", (chunk) => output.push(chunk.toString()));
@@ -63,10 +70,19 @@ export async function startStack() {
   return {
     url,
     output,
-    // A desktop browser, or a phone (iPhone user agent, touch, small screen).
+    // A desktop browser, or a phone (iPhone user agent, touch, a 390 px wide screen).
     async page({ mobile = false } = {}) {
       const context = await browser.newContext(mobile ? { ...devices["iPhone 13"], defaultBrowserType: undefined } : {});
       return context.newPage();
+    },
+    // The `phoneid` CLI against this stack (`--local` finds it through the state file); its output.
+    cli(...args) {
+      return new Promise((done, fail) => {
+        execFile(join(ROOT, ".venv/bin/phoneid"), args, { env, cwd: ROOT }, (error, stdout, stderr) => {
+          if (error) fail(new Error(`phoneid ${args.join(" ")} failed:\n${stdout}${stderr}`));
+          else done(stdout);
+        });
+      });
     },
     async outbox(to) {
       const messages = await (await fetch(`${url}/_local/outbox`)).json();

@@ -1,12 +1,14 @@
 """A demo integrator: a page using the web SDK and a small server holding its own credentials.
 
 The server does what an integrator's backend does: it gets an access token, calls ``/v3/start``
-with the customer's number and keeps the correlationId to itself; when the SDK's finish step calls
-back, it runs ``/v3/validate``, ``/v3/challenge`` and ``/v3/complete`` over HTTP like any client.
+with the customer's number and keeps the flow to itself; when the SDK's finish step calls back, it
+runs ``/v3/validate``, ``/v3/challenge`` and ``/v3/complete`` over HTTP like any client. It also
+tells the page what the stack is (tier, region, its Sandbox test users, a number to prefill).
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +18,11 @@ if TYPE_CHECKING:
     from phoneid.dev.server import DevStack
 
 COOKIE = "phoneid_demo"
+
+# Numbers to prefill on a production stack (no test users there): one of the stack's own region,
+# since a number of the other region's host is refused with 8010.
+PRODUCTION_NUMBERS = {"US": "+12025550142", "EU": "+353855550142"}
+MAX_FLOWS_PER_VISITOR = 10
 
 
 class DemoIntegrator:
@@ -28,7 +35,49 @@ class DemoIntegrator:
         )
         self.public_api_key = created.pop("public_api_key")
         self._credentials = created
-        self._flows: dict[str, dict[str, Any]] = {}  # demo visitor -> its flow
+        # demo visitor -> correlationId -> flow: two tabs of one browser share the visitor cookie
+        self._flows: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def page_config(self) -> dict[str, Any]:
+        """What the page needs to know about this stack: tier, region, test users, SMS budgets."""
+        from phoneid.bootstrap import container
+        from phoneid.domain.clients import Solution
+        from phoneid.domain.sandbox import Catalogue
+
+        settings = container().settings
+        users: list[dict[str, str]] = []
+        if self._dev.tier == "sandbox":
+            # The demo's credentials are of the identity solution: other solutions' users get 8009.
+            users = [
+                {
+                    "phoneNumber": user.phone_number,
+                    "firstName": user.identity.first_name,
+                    "lastName": user.identity.last_name,
+                    "dob": user.identity.dob,
+                    "scenario": user.scenario.value,
+                    "description": user.description,
+                }
+                for user in Catalogue.load(settings.region)
+                if user.solution in (None, Solution.IDENTITY)
+            ]
+        operator = self._dev.operator
+        if users:
+            prefill = {key: users[0][key] for key in ("phoneNumber", "dob", "firstName", "lastName")}
+        else:
+            # The production stack's "this SIM" passes Mobile Auth; otherwise a number of the region.
+            device = operator.device_msisdn if operator is not None else None
+            prefill = {"phoneNumber": device or PRODUCTION_NUMBERS.get(self._dev.region, "")}
+        return {
+            "publicApiKey": self.public_api_key,
+            "tier": self._dev.tier,
+            "region": self._dev.region,
+            "testUsers": users,
+            "prefill": prefill,
+            "smsBudget": {
+                "perNumber": settings.sms_per_number_per_hour,
+                "perClient": settings.sms_per_client_per_hour,
+            },
+        }
 
     async def _token(self, http: Any) -> str:
         response = await http.post(
@@ -55,12 +104,22 @@ class DemoIntegrator:
         answer = started.json()
         if started.status_code != 200:
             return started.status_code, answer
-        self._flows[visitor] = {
+        # The name the customer typed is what they confirm at complete (none: the challenge's).
+        name = {
+            key: str(form[key]).strip()
+            for key in ("firstName", "lastName")
+            if str(form.get(key) or "").strip()
+        }
+        flows = self._flows.setdefault(visitor, {})
+        flows[answer["correlationId"]] = {
             "correlationId": answer["correlationId"],
             "token": token,
             "dob": form.get("dob"),
+            "name": name,
             "unified": unified,
         }
+        while len(flows) > MAX_FLOWS_PER_VISITOR:  # abandoned checks never finish: forget the oldest
+            flows.pop(next(iter(flows)))
         return 200, {"authToken": answer["authToken"]}
 
     async def revoke(self, device_id: str) -> tuple[int, dict[str, Any]]:
@@ -75,10 +134,14 @@ class DemoIntegrator:
             )
         return revoked.status_code, revoked.json()
 
-    async def finish(self, visitor: str) -> tuple[int, dict[str, Any]]:
+    async def finish(self, visitor: str, auth_id: str | None) -> tuple[int, dict[str, Any]]:
+        """The SDK's finish step names its flow (authId, the correlationId); each flow finishes once."""
         import httpx
 
-        flow = self._flows.pop(visitor, None)
+        flows = self._flows.get(visitor, {})
+        flow = flows.pop(auth_id, None) if auth_id else None
+        if flow is None and not auth_id and flows:
+            flow = flows.pop(next(reversed(flows)))  # a caller naming no flow: the latest one
         if flow is None:
             return 400, {"message": "no flow in progress for this visitor"}
         headers = {"Authorization": f"Bearer {flow['token']}"}
@@ -99,15 +162,18 @@ class DemoIntegrator:
                 individual = challenged.get("individual") or {}
                 next_call = next(iter(challenged.get("next", {}).values()), "done")
             if next_call == "/v3/complete":
-                # The customer confirms the prefilled identity; the demo sends it back as is.
+                # The customer confirms the prefilled identity; the demo sends it back as is, with
+                # the name the customer typed, if any.
+                confirmed = {**individual, **flow["name"]}
                 completed = await http.post(
-                    "/v3/complete", json={**correlation, "individual": individual}, headers=headers
+                    "/v3/complete", json={**correlation, "individual": confirmed}, headers=headers
                 )
                 steps["complete"] = completed.json()
         return 200, steps
 
 
 def demo_routes(dev: DevStack) -> list[BaseRoute]:
+    from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
     from starlette.responses import JSONResponse, RedirectResponse, Response
     from starlette.routing import Mount, Route
@@ -133,14 +199,19 @@ def demo_routes(dev: DevStack) -> list[BaseRoute]:
         return response
 
     async def finish(request: Request) -> Response:
-        status, body = await demo.finish(visitor_of(request))
+        try:
+            sent = json.loads(await request.body() or b"{}")
+        except ValueError:
+            sent = {}
+        auth_id = sent.get("authId") if isinstance(sent, dict) else None
+        status, body = await demo.finish(visitor_of(request), str(auth_id) if auth_id else None)
         return answer(request, status, body)
 
     async def index(request: Request) -> Response:
         return RedirectResponse("/demo/")
 
     async def config(request: Request) -> Response:
-        return JSONResponse({"publicApiKey": demo.public_api_key})
+        return JSONResponse(await run_in_threadpool(demo.page_config))
 
     async def revoke(request: Request) -> Response:
         status, body = await demo.revoke(str((await request.json()).get("deviceId", "")))
