@@ -253,6 +253,28 @@ def test_the_same_object_event_twice_is_processed_once(connect: Connect) -> None
     assert [email["subject"] for email in connect.emails()] == [f"PhoneID Connect: {FILE} processed"]
 
 
+def test_a_file_uploaded_in_parts_starts_one_execution(connect: Connect) -> None:
+    # Given an onboarded client
+    connect.onboard()
+
+    # When its file arrives as a multipart upload (as large files and the SFTP server's do)
+    s3 = boto3.client("s3")
+    key = f"clients/acme/upload/{FILE}"
+    upload = s3.create_multipart_upload(Bucket=connect.bucket, Key=key)["UploadId"]
+    body = batch_file(f"D,{LENA},Lena,Ortiz").encode()
+    part = s3.upload_part(Bucket=connect.bucket, Key=key, UploadId=upload, PartNumber=1, Body=body)
+    s3.complete_multipart_upload(
+        Bucket=connect.bucket,
+        Key=key,
+        UploadId=upload,
+        MultipartUpload={"Parts": [{"ETag": part["ETag"], "PartNumber": 1}]},
+    )
+
+    # Then S3's one "Object Created" event started one execution, which delivered the batch
+    [execution] = connect.finished()
+    assert output_of(execution)["state"] == "delivered"
+
+
 @dataclass
 class FlakyVerify:
     """The real verification, but an upstream throttles the first ``throttle`` calls, and the rows of

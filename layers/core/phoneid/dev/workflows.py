@@ -19,6 +19,9 @@ What AWS does and moto does not, added here (each a small patch, installed once 
   state machine starts an execution, with the input the target's ``InputTransformer`` (or
   ``Input``/``InputPath``) gives, as EventBridge would. moto spells the S3 event's ``etag`` as
   ``eTag``; the spelling AWS sends is added before transforming. Other targets go to moto as before.
+- **One event per multipart upload.** moto's ``CompleteMultipartUpload`` stores the object with its
+  ``PutObject`` (which sends an ``Object Created`` event) and then sends the event of the completed
+  upload: two executions for one file. S3 sends one; here the inner put sends none.
 - **Retry waits.** moto really sleeps ``IntervalSeconds * BackoffRate^n``; ``retry_delay_scale``
   shrinks them (tests set it to 0). The ``Retry`` policy itself is unchanged.
 - **Recursion.** moto's Distributed Map workers recurse once per item they take; the recursion limit
@@ -85,6 +88,7 @@ def install(stack: LocalStack) -> None:
             return
         _patch_lambda()
         _patch_event_targets()
+        _patch_multipart_events()
         _patch_retry_waits()
         sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
         # moto warns at every definition that tolerated failures have no effect: a failed child
@@ -244,6 +248,32 @@ def target_input(target: Mapping[str, Any], event: Mapping[str, Any]) -> Any:
     if "InputPath" in target:
         return _path(event, target["InputPath"])
     return dict(event)
+
+
+# --- S3: one event per completed multipart upload -----------------------------------------------------
+
+_completing = threading.local()
+
+
+def _patch_multipart_events() -> None:
+    from moto.s3.models import S3Backend
+
+    put_object, complete = S3Backend.put_object, S3Backend.complete_multipart_upload
+
+    def put_quietly_while_completing(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(_completing, "active", False):
+            kwargs["disable_notification"] = True
+        return put_object(self, *args, **kwargs)
+
+    def complete_with_one_event(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _completing.active = True
+        try:
+            return complete(self, *args, **kwargs)
+        finally:
+            _completing.active = False
+
+    S3Backend.put_object = put_quietly_while_completing  # type: ignore[method-assign]
+    S3Backend.complete_multipart_upload = complete_with_one_event  # type: ignore[method-assign]
 
 
 # --- Retry waits -----------------------------------------------------------------------------------
