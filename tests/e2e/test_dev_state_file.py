@@ -104,7 +104,7 @@ def test_a_short_seeded_secret_is_one_line_and_starts_nothing(tmp_path: Path) ->
     # Then one line names the variable and what to do; no stack is left behind
     assert started.returncode == 2
     assert started.stderr == (
-        "phoneid: PHONEID_CLIENT_SECRET: a client secret must have at least 24 characters: set a longer "
+        "phoneid: PHONEID_CLIENT_SECRET: a client secret must have at least 32 characters: set a longer "
         "one, or unset PHONEID_CLIENT_ID and PHONEID_CLIENT_SECRET to have credentials made up\n"
     )
     assert not state_file.exists()

@@ -102,7 +102,7 @@ def test_a_short_seeded_secret_at_dev_is_one_line(
     from phoneid.services.clients import InvalidClientSpec
 
     def refuse(**_: Any) -> None:
-        raise InvalidClientSpec("a client secret must have at least 24 characters")
+        raise InvalidClientSpec("a client secret must have at least 32 characters")
 
     monkeypatch.setattr(server, "serve", refuse)
 
@@ -112,7 +112,7 @@ def test_a_short_seeded_secret_at_dev_is_one_line(
     # Then the variable to fix is named, with what to do
     assert code == 2
     assert one_line(capsys.readouterr().err) == (
-        "PHONEID_CLIENT_SECRET: a client secret must have at least 24 characters: set a longer one, "
+        "PHONEID_CLIENT_SECRET: a client secret must have at least 32 characters: set a longer one, "
         "or unset PHONEID_CLIENT_ID and PHONEID_CLIENT_SECRET to have credentials made up"
     )
 

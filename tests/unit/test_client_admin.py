@@ -67,13 +67,13 @@ def test_a_chosen_secret_is_kept_when_long_enough_and_refused_when_short() -> No
     # Given the admin
     clients, _, _ = admin()
 
-    # When a client is created with a 24-character secret, and another with 23
-    kept = clients.create(client_secret="s" * 24)
+    # When a client is created with a 32-character secret, and another with 31
+    kept = clients.create(client_secret="s" * 32)
 
     # Then the first is accepted, the second refused
-    assert kept.client_secret == "s" * 24
-    with pytest.raises(InvalidClientSpec):
-        clients.create(client_secret="s" * 23)
+    assert kept.client_secret == "s" * 32
+    with pytest.raises(InvalidClientSpec, match="at least 32 characters"):
+        clients.create(client_secret="s" * 31)
 
 
 @pytest.mark.parametrize(

@@ -99,8 +99,12 @@ def verify(
     audience: str,
     token_use: str,
     now: datetime,
+    max_lifetime: timedelta = ACCESS_TOKEN_LIFETIME,
 ) -> dict[str, Any]:
-    """Verify signature, algorithm, issuer, audience, use and lifetime; raise Unauthorized otherwise."""
+    """Verify signature, algorithm, issuer, audience, use and lifetime; raise Unauthorized otherwise.
+
+    ``max_lifetime`` is the longest ``exp - iat`` this service issues for that kind of token.
+    """
     try:
         header = jwt.get_unverified_header(token)
         algorithm = header.get("alg")
@@ -129,4 +133,7 @@ def verify(
         raise Unauthorized("Unauthorized request: token expired")
     if claims["iat"] > timestamp + CLOCK_SKEW.total_seconds():
         raise Unauthorized("Unauthorized request: token issued in the future")
+    # We never sign longer-lived tokens: one that claims more was not minted by our issuing code.
+    if claims["exp"] - claims["iat"] > max_lifetime.total_seconds():
+        raise Unauthorized("Unauthorized request: token lifetime too long")
     return claims

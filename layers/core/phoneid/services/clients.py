@@ -14,6 +14,9 @@ from phoneid.domain.policy import parse_policy
 from phoneid.domain.webhooks import InvalidWebhookUrl, Webhook, check_url, new_secret, secret_context
 from phoneid.ports import ClientStore, Clock, PiiCipher
 
+# A secret set by hand must resist guessing like a generated one (43 random characters).
+MIN_CLIENT_SECRET_LENGTH = 32
+
 
 @dataclass(frozen=True)
 class NewClient:
@@ -68,8 +71,10 @@ class ClientAdmin:
             raise InvalidClientSpec(
                 f"countries must be '*' or ISO codes served by the {region} region; not {sorted(foreign)}"
             )
-        if client_secret is not None and len(client_secret) < 24:
-            raise InvalidClientSpec("a client secret must have at least 24 characters")
+        if client_secret is not None and len(client_secret) < MIN_CLIENT_SECRET_LENGTH:
+            raise InvalidClientSpec(
+                f"a client secret must have at least {MIN_CLIENT_SECRET_LENGTH} characters"
+            )
         secret = client_secret or new_client_secret()
         client = Client(
             client_id=client_id or new_client_id(),

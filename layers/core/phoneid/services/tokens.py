@@ -12,6 +12,7 @@ from phoneid.domain import tokens
 from phoneid.domain.clients import Caller, Client
 from phoneid.domain.credentials import hash_token, new_refresh_token, verify_secret
 from phoneid.domain.errors import MalformedRequest, Unauthorized
+from phoneid.domain.session import SESSION_LIFETIME
 from phoneid.domain.tokens import ACCESS_TOKEN_LIFETIME, REFRESH_TOKEN_LIFETIME, Audience, FlowToken
 from phoneid.ports import ClientStore, Clock, RefreshTokenStore, TokenSigner
 
@@ -62,6 +63,7 @@ class TokenService:
             audience=self._audience.api,
             token_use="access",
             now=self._clock.now(),
+            max_lifetime=ACCESS_TOKEN_LIFETIME,
         )
         client = self._clients.get(str(claims["sub"]))
         if not self._usable(client):
@@ -80,6 +82,7 @@ class TokenService:
             audience=self._audience.client_sdk,
             token_use="client",
             now=self._clock.now(),
+            max_lifetime=SESSION_LIFETIME,
         )
         client_id = claims.get("cid")
         if not isinstance(client_id, str) or not self._usable(self._clients.get(client_id)):
