@@ -2,12 +2,10 @@
 
 from typing import Any
 
-from phoneid.adapters.dynamodb.counters import DynamoCounters
 from phoneid.api.http import entrypoint, make_app, parse_form, source_address
 from phoneid.api.models import TokenResponse
 from phoneid.bootstrap import container
 from phoneid.domain.errors import MalformedRequest
-from phoneid.services.ratelimit import AuthThrottle
 
 app = make_app()
 
@@ -19,10 +17,7 @@ def token() -> TokenResponse:
         raise MalformedRequest("Malformed request: Content-Type must be application/x-www-form-urlencoded")
     form = parse_form(app.current_event.decoded_body)
     services = container()
-    throttle = AuthThrottle(
-        DynamoCounters(services.dynamodb, services.settings.rate_limits_table), services.clock
-    )
-    return throttle.guard(
+    return services.auth_throttle.guard(
         form.get("client_id", ""),
         source_address(app.current_event.raw_event),
         lambda: services.tokens.grant(form),

@@ -66,7 +66,7 @@ from phoneid.services.clients import ClientAdmin
 from phoneid.services.devicekeys import DeviceKeyClient
 from phoneid.services.identities import IdentityImport
 from phoneid.services.possession import Possession
-from phoneid.services.ratelimit import RateLimit
+from phoneid.services.ratelimit import AuthThrottle, RateLimit
 from phoneid.services.sessions import SessionSteps
 from phoneid.services.staged import Stack, StagedFlow
 from phoneid.services.tokens import TokenService
@@ -371,6 +371,12 @@ class Container:
     @cached_property
     def rate_limit(self) -> RateLimit:
         return RateLimit(self.rate_limiter, self.clock)
+
+    @cached_property
+    def auth_throttle(self) -> AuthThrottle:
+        from phoneid.adapters.dynamodb.counters import DynamoCounters
+
+        return AuthThrottle(DynamoCounters(self.dynamodb, self.settings.rate_limits_table), self.clock)
 
     @cached_property
     def client_admin(self) -> ClientAdmin:
