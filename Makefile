@@ -10,7 +10,7 @@ export SAM_CLI_TELEMETRY := 0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test setup lint typecheck template pytest browser browser-deps clean
+.PHONY: dev test setup lint typecheck template checkov pytest browser browser-deps clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -19,6 +19,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# checkov's pins clash with the project's (pyproject.toml, [dependency-groups]): its own virtualenv.
+CHECKOV_VENV := $(VENV)/checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
+
+$(CHECKOV_STAMP): pyproject.toml
+	python3 -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --group checkov
+	touch $@
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -32,7 +42,7 @@ browser-deps: node_modules/.installed
 dev: setup node_modules/.installed
 	phoneid dev
 
-test: setup lint typecheck template pytest browser
+test: setup lint typecheck template checkov pytest browser
 
 lint:
 	ruff check .
@@ -44,6 +54,11 @@ typecheck:
 template:
 	sam validate --lint
 	sam build --parallel
+
+# Every finding fails the gate; a check that does not apply is skipped in the resource's
+# Metadata.checkov.skip with its reason. --skip-download: no call to Prisma Cloud.
+checkov: $(CHECKOV_STAMP)
+	$(CHECKOV_VENV)/bin/checkov --file template.yaml --framework cloudformation --quiet --compact --skip-download
 
 pytest: node_modules/.installed
 	pytest -n 2 -q

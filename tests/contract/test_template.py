@@ -145,3 +145,115 @@ def test_fraud_policy_doc_lists_the_default_policy() -> None:
     start = document.index("-->\n", document.index("<!-- generated")) + len("-->\n")
     end = document.index("<!-- end of generated table -->")
     assert document[start:end] == policy_markdown()
+
+
+# Tables that hold personal data (phone numbers, names, SSN and date of birth, sealed or not).
+PERSONAL_DATA_TABLES = {
+    "SessionsTable",
+    "IdentitiesTable",
+    "DeviceKeysTable",
+    "EnrollmentsTable",
+    "RateLimitsTable",
+    "SignalListsTable",
+    "ActivityTable",
+}
+
+
+def test_every_table_holding_personal_data_is_encrypted_with_a_customer_managed_key() -> None:
+    keys = set(template().of_type("AWS::KMS::Key"))
+    tables = template().of_type("AWS::DynamoDB::Table")
+    assert set(tables) >= PERSONAL_DATA_TABLES
+    for name in PERSONAL_DATA_TABLES:
+        sse = tables[name]["SSESpecification"]
+        assert sse["SSEEnabled"] is True, name
+        assert sse["SSEType"] == "KMS", name
+        key = sse["KMSMasterKeyId"]
+        assert (key.get("Ref") or key["Fn::GetAtt"][0]) in keys, name
+
+
+def test_every_log_group_keeps_logs_for_the_configured_retention() -> None:
+    groups = template().of_type("AWS::Logs::LogGroup")
+    assert groups
+    for name, props in groups.items():
+        assert props.get("RetentionInDays") == {"Ref": "LogRetentionDays"}, name
+    # Every function logs into a group of the stack (no implicit, never-expiring /aws/lambda group).
+    shared = template().document["Globals"]["Function"].get("LoggingConfig", {}).get("LogGroup")
+    for name, props in template().of_type("AWS::Serverless::Function").items():
+        target = props.get("LoggingConfig", {}).get("LogGroup", shared)
+        assert target is not None, name
+        assert target["Ref"] in groups, name
+
+
+def test_both_api_stages_write_json_access_logs_without_bodies_or_query_strings() -> None:
+    _, api = template().api
+    [stage] = template().of_type("AWS::ApiGatewayV2::Stage").values()
+    groups = set(template().of_type("AWS::Logs::LogGroup"))
+    for setting, caller_route in (
+        (api["AccessLogSetting"], "$context.resourcePath"),
+        (stage["AccessLogSettings"], "$context.routeKey"),
+    ):
+        assert setting["DestinationArn"]["Fn::GetAtt"][0] in groups
+        fields = json.loads(setting["Format"])
+        values = set(fields.values())
+        assert {"$context.requestId", "$context.identity.sourceIp", caller_route, "$context.status"} <= values
+        assert "$context.integration.error" in values
+        assert any("atency" in value for value in values)
+        # No body, no query string, and no raw path (the Instant Link's token is in it).
+        assert not any(
+            "body" in value.lower() or "querystring" in value.lower() or value == "$context.path"
+            for value in values
+        )
+    access_groups = {api["AccessLogSetting"]["DestinationArn"]["Fn::GetAtt"][0]}
+    access_groups.add(stage["AccessLogSettings"]["DestinationArn"]["Fn::GetAtt"][0])
+    assert len(access_groups) == 2, "each API logs into a group of its own"
+
+
+def test_every_function_has_its_reserved_concurrency_behind_the_parameter() -> None:
+    for name, props in template().of_type("AWS::Serverless::Function").items():
+        condition, reserved, otherwise = props["ReservedConcurrentExecutions"]["Fn::If"]
+        assert condition == "ReservesConcurrency", name
+        assert otherwise == {"Ref": "AWS::NoValue"}, name
+        assert isinstance(reserved, int) or reserved == {"Ref": "ConnectMaxConcurrency"}, name
+    assert "ReservesConcurrency" in template().document["Conditions"]
+
+
+def test_every_function_is_in_the_operations_concurrency_table() -> None:
+    document = (ROOT / "docs" / "operations.md").read_text()
+    rows = {
+        found[1]: found[2]
+        for found in re.finditer(r"^\| `(\w+Function)` \|[^|]*\|[^|]*\| (\S+) \|", document, re.MULTILINE)
+    }
+    for name, props in template().of_type("AWS::Serverless::Function").items():
+        reserved = props["ReservedConcurrentExecutions"]["Fn::If"][1]
+        expected = "`ConnectMaxConcurrency`" if isinstance(reserved, dict) else str(reserved)
+        assert rows.get(name) == expected, name
+
+
+def test_every_checkov_skip_gives_its_reason() -> None:
+    for name, resource in template().resources.items():
+        for skip in resource.get("Metadata", {}).get("checkov", {}).get("skip", []):
+            assert re.fullmatch(r"CKV2?_AWS_\d+", skip["id"]), name
+            assert len(skip.get("comment", "").strip()) > 20, (name, skip["id"])
+
+
+def test_alarms_notify_the_alarm_topic() -> None:
+    alarms = template().of_type("AWS::CloudWatch::Alarm")
+    watched = {props["MetricName"] for props in alarms.values()}
+    assert {
+        "5XXError",
+        "Error8000",
+        "Throttles",
+        "AuthorizerDenies",
+        "SMSMonthToDateSpentUSD",
+        "SmsBudgetRefusals",
+        "ApproximateNumberOfMessagesVisible",
+    } <= watched
+    for name, props in alarms.items():
+        assert props["AlarmActions"] == [{"Ref": "AlarmTopic"}], name
+    # Both dead-letter queues are watched.
+    queues = {
+        props["Dimensions"][0]["Value"]["Fn::GetAtt"][0]
+        for props in alarms.values()
+        if props["MetricName"] == "ApproximateNumberOfMessagesVisible"
+    }
+    assert queues == {"WebhookDeadLetterQueue", "ConnectUploadDeadLetterQueue"}
