@@ -72,12 +72,17 @@ def test_a_body_that_is_not_a_json_object_is_400_8001(api: Api, path: str, body:
     assert refused.json() == {"code": 8001, "message": message}
 
 
-def test_json_is_read_whatever_content_type_says(api: Api) -> None:
+def test_json_sent_as_another_content_type_is_400_8001(api: Api) -> None:
     integrator = api.integrator()
 
-    accepted = integrator.post("/v3/start", START, content_type="text/plain")
+    refused = integrator.post("/v3/start", START, content_type="text/plain")
 
-    assert accepted.status == 200
+    # More cases in test_hostile_bodies.py.
+    assert refused.status == 400
+    assert refused.json() == {
+        "code": 8001,
+        "message": "Malformed request: Content-Type must be application/json",
+    }
 
 
 def test_each_invalid_parameter_is_named_and_its_value_is_not_echoed(api: Api) -> None:

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from phoneid.api import jsonbody
 from phoneid.api.models import CORRELATION_ID_PATTERN, ErrorBody
 from phoneid.domain.errors import InternalError, MalformedRequest, PhoneIdError
 
@@ -15,14 +16,13 @@ _CORRELATION_ID = re.compile(CORRELATION_ID_PATTERN)
 
 
 def request_fields(body: str | None) -> Mapping[str, Any]:
-    """The request body as a JSON object, or {} when it is not one (it may be the reason for the error)."""
-    if not body:
+    """The request body as a JSON object, or {} when it is not one (it may be the reason for the error).
+
+    Never raises, whatever the body (too deep, not text): it is read while answering an error.
+    """
+    if not body or not isinstance(body, str):
         return {}
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+    return jsonbody.loose_object(body)
 
 
 def error_body(error: PhoneIdError, request: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,12 +1,12 @@
 """The resolver factory and the Lambda entrypoint every handler shares.
 
-One decorator stack for all handlers; checks that must run before routing (rate limit, body size and
-JSON) run here; every error leaves through ``phoneid.api.errors``.
+One decorator stack for all handlers; checks that must run before routing (rate limit, body size,
+Content-Type and JSON) run here; every error leaves through ``phoneid.api.errors``, an unexpected one
+too: no request makes a handler fail with API Gateway's bare 502.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +17,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from phoneid.api import errors
+from phoneid.api import errors, jsonbody
 from phoneid.bootstrap import container
 from phoneid.domain.clients import ALL_COUNTRIES, Caller, Flag, Solution
 from phoneid.domain.errors import MalformedRequest, PhoneIdError, Unauthorized
@@ -31,13 +31,17 @@ metrics = Metrics()
 MAX_BODY_BYTES = 4096
 
 
+def _request_fields(event: dict[str, Any]) -> dict[str, Any]:
+    """The ids an error body echoes: from the body, or (GET and DELETE) clientRequestId from the query."""
+    request = dict(errors.request_fields(event.get("body")))
+    query = event.get("queryStringParameters") or {}
+    request.setdefault("clientRequestId", query.get("clientRequestId") if isinstance(query, dict) else None)
+    return request
+
+
 def _respond(app: APIGatewayRestResolver, error: PhoneIdError) -> Response[str]:
     metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
-    request = dict(errors.request_fields(app.current_event.body))
-    # GET and DELETE carry clientRequestId in the query string.
-    request.setdefault(
-        "clientRequestId", (app.current_event.query_string_parameters or {}).get("clientRequestId")
-    )
+    request = _request_fields(app.current_event.raw_event)
     return Response(
         status_code=error.http_status,
         content_type="application/json",
@@ -64,13 +68,7 @@ def make_app(*, browser: bool = False) -> APIGatewayRestResolver:
 
     @app.exception_handler(Exception)
     def _unexpected(error: Exception) -> Response[str]:
-        mapped, reference = errors.unexpected()
-        # Where it failed, never the exception's text: messages (pydantic's among them) can carry PII.
-        logger.error(
-            "unexpected error",
-            extra={"reference": reference, "error_type": type(error).__name__, "where": _frames(error)},
-        )
-        return _respond(app, mapped)
+        return _respond(app, _logged_unexpected(error))
 
     return app
 
@@ -79,6 +77,17 @@ def _as_sent(error: dict[str, Any]) -> dict[str, Any]:
     """Query and path parameters named as sent (``limit``, not ``query.limit``), like body fields."""
     location = tuple(error.get("loc", ()))
     return {**error, "loc": location[1:]} if location[:1] in (("query",), ("path",)) else error
+
+
+def _logged_unexpected(error: BaseException) -> PhoneIdError:
+    """An 8000 whose reference is logged with where it failed, never the exception's text: messages
+    (pydantic's among them) can carry PII."""
+    mapped, reference = errors.unexpected()
+    logger.error(
+        "unexpected error",
+        extra={"reference": reference, "error_type": type(error).__name__, "where": _frames(error)},
+    )
+    return mapped
 
 
 def _frames(error: BaseException) -> list[str]:
@@ -122,17 +131,36 @@ def public_base_url(app: APIGatewayRestResolver) -> str:
     return f"https://{context.domain_name}/{context.stage}"
 
 
+def _byte_size(body: str) -> int:
+    try:
+        return len(body.encode())
+    except UnicodeEncodeError:  # a lone surrogate: not text any parser downstream would read alike
+        raise MalformedRequest("Malformed request: body is not valid JSON") from None
+
+
+def _declared_json(event: dict[str, Any]) -> bool:
+    """Content-Type is application/json, in any case and with any parameters (``; charset=utf-8``)."""
+    declared = [
+        str(value)
+        for name, value in (event.get("headers") or {}).items()
+        if isinstance(name, str) and name.lower() == "content-type"
+    ]
+    return bool(declared) and all(
+        value.split(";", 1)[0].strip().lower() == "application/json" for value in declared
+    )
+
+
 def _check_json_body(event: dict[str, Any], max_body_bytes: int = MAX_BODY_BYTES) -> None:
     body = event.get("body") or ""
-    if event.get("isBase64Encoded"):
+    if event.get("isBase64Encoded") or not isinstance(body, str):
         raise MalformedRequest("Malformed request: body must be JSON text")
-    if len(body.encode()) > max_body_bytes:
+    if _byte_size(body) > max_body_bytes:
         raise MalformedRequest(f"Malformed request: body is over {max_body_bytes} bytes")
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        raise MalformedRequest("Malformed request: body is not valid JSON") from None
-    if not isinstance(parsed, dict):
+    # JSON declared as anything else is a client bug; reading it anyway lets a WAF that trusts the
+    # header and this handler see two different requests (docs/decisions.md).
+    if not _declared_json(event):
+        raise MalformedRequest("Malformed request: Content-Type must be application/json")
+    if not isinstance(jsonbody.parse(body), dict):
         raise MalformedRequest("Malformed request: body must be a JSON object")
 
 
@@ -141,7 +169,8 @@ def source_address(event: dict[str, Any]) -> str:
 
 
 def _as_json(event: dict[str, Any]) -> None:
-    """The body was checked to be a JSON object: read it as JSON whatever Content-Type was sent."""
+    """The body was checked to be a JSON object sent as application/json: spell the header as the
+    resolver's validation expects it (exactly ``application/json``, not ``Application/JSON; charset=...``)."""
     for field in ("headers", "multiValueHeaders"):
         headers = event.get(field) or {}
         for name in [n for n in headers if n.lower() == "content-type"]:
@@ -171,10 +200,13 @@ def entrypoint(
     ``max_body_bytes`` is the API's 4 KB unless a route needs more (batch enrollment, docs/decisions.md).
     """
 
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-    @tracer.capture_lambda_handler(capture_response=False)
-    @metrics.log_metrics
-    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    def refusal(error: PhoneIdError, event: dict[str, Any]) -> dict[str, Any]:
+        refused = errors.proxy_response(error, _request_fields(event))
+        if browser:
+            refused["headers"]["Access-Control-Allow-Origin"] = "*"
+        return refused
+
+    def answer(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         try:
             container().rate_limit.check(rate_key(event))
             if json_body:
@@ -183,28 +215,52 @@ def entrypoint(
         except PhoneIdError as error:
             logger.info("request refused at the edge", extra={"code": error.code})
             metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
-            refused = errors.proxy_response(error, errors.request_fields(event.get("body")))
-            if browser:
-                refused["headers"]["Access-Control-Allow-Origin"] = "*"
-            return refused
+            return refusal(error, event)
         response: dict[str, Any] = app.resolve(event, context)
         metrics.add_metric(
             name=f"Responses{str(response['statusCode'])[0]}xx", unit=MetricUnit.Count, value=1
         )
         return response
 
-    return metrics_cleared(handler, metrics)
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    @tracer.capture_lambda_handler(capture_response=False)
+    @metrics.log_metrics
+    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        # Whatever escapes the checks or the resolver (its own error mapping included) is an 8000
+        # with a logged reference, never an exception out of Lambda: API Gateway's bare 502.
+        try:
+            return answer(event, context)
+        except Exception as error:
+            failed = _logged_unexpected(error)
+            metrics.add_metric(name=f"Error{failed.code}", unit=MetricUnit.Count, value=1)
+            return refusal(failed, event)
+
+    answered = metrics_cleared(handler, metrics)
+
+    def guarded(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        try:
+            return answered(event, context)
+        except Exception as error:  # in the decorators themselves: the same 8000
+            return refusal(_logged_unexpected(error), event)
+
+    return guarded
 
 
 def parse_form(body: str | None) -> dict[str, str]:
     """A form-encoded body with each field once; anything else is an 8001."""
     from urllib.parse import parse_qsl
 
-    if len((body or "").encode()) > MAX_BODY_BYTES:
+    if body is not None and not isinstance(body, str):
+        raise MalformedRequest("Malformed request: body is not form-encoded")
+    try:
+        size = len((body or "").encode())
+    except UnicodeEncodeError:
+        raise MalformedRequest("Malformed request: body is not form-encoded") from None
+    if size > MAX_BODY_BYTES:
         raise MalformedRequest(f"Malformed request: body is over {MAX_BODY_BYTES} bytes")
     try:
         pairs = parse_qsl(body or "", keep_blank_values=True, strict_parsing=bool(body))
-    except ValueError:
+    except ValueError:  # UnicodeError among them
         raise MalformedRequest("Malformed request: body is not form-encoded") from None
     form: dict[str, str] = {}
     for name, value in pairs:

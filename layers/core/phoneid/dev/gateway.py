@@ -36,6 +36,10 @@ class LocalGateway:
         response = self._template.gateway_response(kind)
         return HttpResponse(response.status or 500, dict(response.headers), response.body)
 
+    def throttled(self) -> HttpResponse:
+        """What API Gateway answers past its throttle: 429/8018 with Retry-After, as the template says."""
+        return self._gateway_response("THROTTLED")
+
     def handle(
         self,
         method: str,

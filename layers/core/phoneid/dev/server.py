@@ -224,16 +224,20 @@ class DevStack:
         self.moto.stop()
 
 
-def build_app(dev: DevStack) -> Any:
+def build_app(dev: DevStack, *, max_in_flight: int = 32, queue_seconds: float = 1.0) -> Any:
+    """The local stack's HTTP app. The API takes ``max_in_flight`` requests at once and lets others
+    wait ``queue_seconds`` for a place before shedding them with 429 (docs/decisions.md)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import JSONResponse, Response
-    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.routing import Mount, Route, WebSocketRoute, request_response
     from starlette.staticfiles import StaticFiles
+    from starlette.types import Receive, Scope, Send
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
     from phoneid.dev.demo import demo_routes
+    from phoneid.dev.gateway import HttpResponse
     from phoneid.dev.outbox import printed_line
     from phoneid.dev.pages import page_routes
 
@@ -334,19 +338,22 @@ def build_app(dev: DevStack) -> Any:
         _log(f"WS  push -> {request.path_params['connection_id']}")
         return Response(status_code=200)
 
-    async def api(request: Request) -> Response:
-        started = time.perf_counter()
-        body = (await request.body()).decode("utf-8", errors="replace") if request.method != "GET" else None
-        response = await run_in_threadpool(
-            dev.gateway.handle,
-            request.method,
-            request.url.path,
-            dict(request.headers),
-            body,
-            request.client.host if request.client else "127.0.0.1",
-            dict(request.query_params),
-            request.headers.get("host", "localhost"),
-        )
+    # Starlette's thread pool (40 threads, shared with the routes above) would queue any number of
+    # requests, each answered long after its client gave up: like API Gateway's throttle, take what can
+    # be worked on now, let a request wait briefly for a place, and shed the rest with 429.
+    in_flight = asyncio.Semaphore(max_in_flight)
+
+    async def admitted() -> bool:
+        if not in_flight.locked():
+            await in_flight.acquire()  # a free place: taken without waiting
+            return True
+        try:
+            await asyncio.wait_for(in_flight.acquire(), queue_seconds)
+        except TimeoutError:
+            return False
+        return True
+
+    def answered(request: Request, started: float, response: HttpResponse) -> Response:
         code = ""
         if response.status >= 400 and response.headers.get("Content-Type", "").startswith("application/json"):
             try:
@@ -356,6 +363,47 @@ def build_app(dev: DevStack) -> Any:
         elapsed = (time.perf_counter() - started) * 1000
         _log(f"{request.method} {request.url.path} -> {response.status}{code} ({elapsed:.0f} ms)")
         return Response(response.body, status_code=response.status, headers=dict(response.headers))
+
+    def dropped(request: Request, started: float) -> Response:
+        elapsed = (time.perf_counter() - started) * 1000
+        _log(f"{request.method} {request.url.path} dropped: the client left ({elapsed:.0f} ms)")
+        return Response(status_code=499)  # nginx's "client closed request"; nobody reads it
+
+    async def api(request: Request) -> Response:
+        started = time.perf_counter()
+        try:
+            sent = await request.body()  # whole, first: is_disconnected would swallow a part of it
+        except ClientDisconnect:
+            return dropped(request, started)
+        if not await admitted():
+            return answered(request, started, dev.gateway.throttled())
+        try:
+            if await request.is_disconnected():
+                # Its client left while it waited for a place: nobody would read the answer.
+                return dropped(request, started)
+            response = await run_in_threadpool(
+                dev.gateway.handle,
+                request.method,
+                request.url.path,
+                dict(request.headers),
+                sent.decode("utf-8", errors="replace") if request.method != "GET" else None,
+                request.client.host if request.client else "127.0.0.1",
+                dict(request.query_params),
+                request.headers.get("host", "localhost"),
+            )
+        finally:
+            in_flight.release()
+        return answered(request, started, response)
+
+    class EveryMethod:
+        """``api`` as a plain ASGI app, which Starlette routes every method to (TRACE, PROPFIND, ...):
+        the emulated API Gateway answers a method with no route (403/8001), never Starlette's 405."""
+
+        def __init__(self) -> None:
+            self.app = request_response(api)
+
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            await self.app(scope, receive, send)
 
     async def watch_outbox() -> None:
         """Print every message once; reading /_local/outbox meanwhile takes none away."""
@@ -399,7 +447,6 @@ def build_app(dev: DevStack) -> Any:
         queues.cancel()
         workflows.cancel()
 
-    methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     return Starlette(
         routes=[
             Route("/_local/clients", local_clients, methods=["POST"]),
@@ -414,7 +461,7 @@ def build_app(dev: DevStack) -> Any:
             Mount("/sdk", app=StaticFiles(directory=WEB_CLIENT, check_dir=False), name="sdk"),
             *page_routes(dev),
             *demo_routes(dev),
-            Route("/{path:path}", api, methods=methods),
+            Route("/{path:path}", EveryMethod()),  # every method, as API Gateway receives them all
         ],
         lifespan=lifespan,
     )
