@@ -3,6 +3,7 @@
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from phoneid.api.http import entrypoint, make_app, source_address
 from phoneid.bootstrap import container
@@ -42,22 +43,32 @@ replaced it.</p>
 """
 
 
+def _gone() -> Response[str]:
+    return Response(
+        status_code=410,
+        content_type=content_types.TEXT_HTML,
+        body=_GONE_PAGE,
+        headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
+    )
+
+
 @app.get("/l/<token>")
 def open_link(token: str) -> Response[str]:
     try:
         target = container().possession.select_link(token)
     except LinkUnusable:
-        return Response(
-            status_code=410,
-            content_type=content_types.TEXT_HTML,
-            body=_GONE_PAGE,
-            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
-        )
+        return _gone()
     return Response(
         status_code=302,
         body="",
         headers={"Location": target, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
     )
+
+
+@app.exception_handler(NotFoundError)
+def _odd_token(error: NotFoundError) -> Response[str]:
+    """A token with characters no link has (``%00``, ``%E2%80%AE``) is just another unknown link."""
+    return _gone()
 
 
 def _rate_key(event: dict[str, Any]) -> str:

@@ -325,3 +325,33 @@ def test_an_unexpected_exception_at_the_token_endpoint_is_500_8000(
     assert failed.status == 500
     assert failed.json()["code"] == 8000
     assert not [line for line in logged.lines if "on fire" in line]
+
+
+# ---------------------------------------------------------------- odd characters in the path
+
+
+@pytest.mark.parametrize("token", ["\x00", "\u202e", "a\x7fb"])
+def test_a_link_token_with_characters_no_link_has_is_the_unknown_link_page(
+    api: Api, logged: LogRecorder, token: str
+) -> None:
+    # GET /l/%00 and /l/%E2%80%AE: API Gateway gives the handler the path decoded
+    opened = api.request("GET", f"/l/{token}", None, {})
+
+    assert opened.status == 410
+    assert "This link can no longer be used" in opened.body
+    assert not [line for line in logged.lines if '"levelname": "ERROR"' in line]
+
+
+def test_a_path_parameter_with_characters_no_value_has_is_400_8001(api: Api, logged: LogRecorder) -> None:
+    integrator = api.integrator()
+
+    refused = api.request(
+        "GET", "/v3/identity/\x00", None, {"authorization": f"Bearer {integrator.access_token}"}
+    )
+
+    assert refused.status == 400
+    assert refused.json() == {
+        "code": 8001,
+        "message": "Malformed request: the path holds characters no parameter may have",
+    }
+    assert not [line for line in logged.lines if '"levelname": "ERROR"' in line]

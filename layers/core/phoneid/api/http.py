@@ -12,6 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
@@ -65,6 +66,14 @@ def make_app(*, browser: bool = False) -> APIGatewayRestResolver:
         mapped = errors.from_validation([_as_sent(e) for e in error.errors()])
         logger.info("invalid request", extra={"code": mapped.code, "parameters": mapped.parameters})
         return _respond(app, mapped)
+
+    @app.exception_handler(NotFoundError)
+    def _unroutable(error: NotFoundError) -> Response[str]:
+        # API Gateway matched the route, so the path has the function's shape; the resolver refuses
+        # only characters that no value of a path parameter can hold (a NUL, a control character).
+        refused = MalformedRequest("Malformed request: the path holds characters no parameter may have")
+        logger.info("request refused", extra={"code": refused.code, "status": refused.http_status})
+        return _respond(app, refused)
 
     @app.exception_handler(Exception)
     def _unexpected(error: Exception) -> Response[str]:
