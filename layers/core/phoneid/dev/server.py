@@ -518,6 +518,7 @@ def serve(*, host: str, port: int, tier: str, region: str, base_url: str | None 
             f"PhoneID local stack ({tier}, {region}) ready in {time.perf_counter() - started:.1f} s\n"
             f"  API            {base_url}   (token: POST {base_url}/token)\n"
             f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
+            f"  reference      {base_url}/docs   (OpenAPI: {base_url}/openapi.json; this list: {base_url}/)\n"
             f"  outbox         {base_url}/_local/outbox   (SMS and batch emails; also printed below)\n"
             f"  webhooks       POST {base_url}/_local/monitor   "
             "(a change-monitor pass now; docs/webhooks.md)\n"
