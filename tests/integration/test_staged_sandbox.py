@@ -202,7 +202,7 @@ def test_a_right_challenge_returns_the_individual_with_full_dob_and_ssn(
         {"dob": "1999-08-09"},
         {"dob": "1998-08"},
         {"dob": "01-01"},
-        {"ssn": "0000"},
+        {"ssn": "0001"},  # a wrong last four (0000 is never issued: 400)
         {"ssn": "123456789"},
         {"ssn": "6711", "dob": "2000-01-01"},
     ],

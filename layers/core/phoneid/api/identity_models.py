@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from phoneid.api.models import DeviceId, ErrorBody, RequestModel, ResponseModel, ShortText
+from phoneid.api.models import DeviceId, ErrorBody, PhoneNumber, RequestModel, ResponseModel, ShortText
 from phoneid.domain.enrollment import MAX_ATTRIBUTES
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class EnrollFields(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    phoneNumber: Annotated[str, Field(min_length=1, max_length=32)]
+    phoneNumber: PhoneNumber
     clientCustomerId: ShortText | None = Field(
         default=None, description="The client's id of the customer: one identity per clientCustomerId"
     )

@@ -7,6 +7,8 @@ fields with no value, empty objects and empty arrays (docs/api.md, Conventions).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -22,43 +24,129 @@ from pydantic import (
 )
 
 from phoneid.domain.errors import InvalidCorrelationId
-from phoneid.domain.identity import DOB_PATTERN, SSN_PATTERN, dob_is_valid
+from phoneid.domain.identity import (
+    DOB_PATTERN,
+    FULL_DOB_PATTERN,
+    FULL_SSN_PATTERN,
+    SSN_PATTERN,
+    dob_problem,
+    ssn_problem,
+)
 from phoneid.domain.possession import sms_template
 
+# Patterns say [0-9], not \d: in Python and in pydantic's engine \d also matches other scripts'
+# digits, in the JSON Schema (ECMA-262) of docs/openapi.json it does not.
 CORRELATION_ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 # RFC 3986 characters only; the 2048 limit replaced 128, the character set is unchanged.
-_URL = re.compile(r"^https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$")
+URL_PATTERN = r"^https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$"
+# The characters of a phone number as people write it; the number itself is checked by the service
+# (which reads a blank one as none).
+PHONE_PATTERN = r"^ *\+?[0-9 ().-]*$"
+# One run of 4 to 6 '#' (the code), no other '#' and no braces: what sms_template accepts.
+SMS_MESSAGE_PATTERN = r"^[^#{}]*#{4,6}[^#{}]*$"
 _EMAIL = r"^[^@\s]{1,64}@[^@\s]{1,255}$"
 
 
+def _matching(pattern: str, rule: str) -> Callable[[str], str]:
+    """A check of ``pattern`` whose error states ``rule`` (pydantic's own would quote the pattern).
+
+    The pattern also goes in the field's JSON Schema (``json_schema_extra``), so the document shows
+    exactly the check."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise ValueError(rule)
+        return value
+
+    return check
+
+
+def _today() -> datetime:
+    # The models cannot reach the injected clock; a date of birth is checked against the UTC date.
+    return datetime.now(UTC)
+
+
 def _check_dob(value: str) -> str:
-    if not dob_is_valid(value):
-        raise ValueError("must be an existing date as YYYY-MM-DD, YYYY-MM or MM-DD")
+    problem = dob_problem(value, _today().date())
+    if problem:
+        raise ValueError(problem)
     return value
 
 
 def _check_full_dob(value: str) -> str:
-    if len(value) != 10 or not dob_is_valid(value):
-        raise ValueError("must be an existing date as YYYY-MM-DD")
+    problem = dob_problem(value, _today().date(), full=True)
+    if problem:
+        raise ValueError(problem)
     return value
 
 
-def _check_url(value: str) -> str:
-    if not _URL.match(value):
-        raise ValueError("must be an absolute http or https URL of RFC 3986 characters")
+def _check_ssn(value: str) -> str:
+    problem = ssn_problem(value)
+    if problem:
+        raise ValueError(problem)
     return value
 
 
-Ssn = Annotated[str, Field(pattern=SSN_PATTERN, description="Full SSN (9 digits) or its last four")]
-FullSsn = Annotated[str, Field(pattern=r"^(\d{9}|\d{3}-\d{2}-\d{4})$", description="Full SSN")]
+def _check_full_ssn(value: str) -> str:
+    problem = ssn_problem(value, full=True)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+Ssn = Annotated[
+    str,
+    Field(
+        json_schema_extra={"pattern": SSN_PATTERN},
+        description="Full SSN (9 digits or 123-45-6789) or its last four; never area 000 or 666, "
+        "group 00 or serial 0000",
+    ),
+    AfterValidator(_check_ssn),
+]
+FullSsn = Annotated[
+    str,
+    Field(
+        json_schema_extra={"pattern": FULL_SSN_PATTERN},
+        description="Full SSN (9 digits or 123-45-6789); never area 000 or 666, group 00 or serial 0000",
+    ),
+    AfterValidator(_check_full_ssn),
+]
 Dob = Annotated[
     str,
-    Field(pattern=DOB_PATTERN, description="YYYY-MM-DD, YYYY-MM or MM-DD"),
+    Field(
+        json_schema_extra={"pattern": DOB_PATTERN},
+        description="YYYY-MM-DD, YYYY-MM or MM-DD: an existing date from 1900, not after today (UTC)",
+    ),
     AfterValidator(_check_dob),
 ]
-FullDob = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_check_full_dob)]
+FullDob = Annotated[
+    str,
+    Field(
+        json_schema_extra={"pattern": FULL_DOB_PATTERN, "format": "date"},
+        description="YYYY-MM-DD: an existing date from 1900, not after today (UTC)",
+    ),
+    AfterValidator(_check_full_dob),
+]
 CorrelationId = Annotated[str, Field(pattern=CORRELATION_ID_PATTERN)]
-TargetUrl = Annotated[str, Field(min_length=1, max_length=2048), AfterValidator(_check_url)]
+TargetUrl = Annotated[
+    str,
+    Field(min_length=1, max_length=2048, json_schema_extra={"pattern": URL_PATTERN}),
+    AfterValidator(_matching(URL_PATTERN, "must be an absolute http or https URL of RFC 3986 characters")),
+]
+# As phoneid.domain.phone words it, so that a refusal reads the same from the model or the service.
+_PHONE_RULE = "must be a phone number with country code, e.g. +12025550123"
+PhoneText = Annotated[
+    str,
+    Field(
+        max_length=32,
+        json_schema_extra={"pattern": PHONE_PATTERN},
+        description="E.164 (+12025550123); a US stack also takes national digits. The number must be "
+        "valid for its country code",
+    ),
+    AfterValidator(_matching(PHONE_PATTERN, _PHONE_RULE)),
+]
+PhoneNumber = Annotated[PhoneText, Field(min_length=1)]
 ShortText = Annotated[str, Field(min_length=1, max_length=128)]
 NextMap = dict[str, str]
 
@@ -88,7 +176,10 @@ def _check_sms_message(value: str) -> str:
 SmsMessage = Annotated[
     str,
     Field(
-        min_length=1, max_length=160, description="SMS text with one #### to ###### placeholder for the code"
+        min_length=1,
+        max_length=160,
+        json_schema_extra={"pattern": SMS_MESSAGE_PATTERN},
+        description="SMS text with one #### to ###### placeholder for the code, no other # or braces",
     ),
     AfterValidator(_check_sms_message),
 ]
@@ -101,7 +192,7 @@ class StartRequest(RequestModel):
         validate_default=True,
         description="Instant Link redirect; required when flowType is desktop",
     )
-    phoneNumber: Annotated[str, Field(max_length=32)] | None = None
+    phoneNumber: PhoneText | None = None
     ssn: Ssn | None = None
     dob: Dob | None = None
     allowOTPRetry: StrictBool = False
@@ -206,11 +297,11 @@ class TokenResponse(BaseModel):
 
 
 class PhoneNumberRequest(RequestModel):
-    phoneNumber: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+    phoneNumber: PhoneNumber | None = None
 
 
 class OtpRequest(RequestModel):
-    otp: Annotated[str, Field(pattern=r"^\d{4,6}$")]
+    otp: Annotated[str, Field(pattern=r"^[0-9]{4,6}$")]
 
 
 class OtpView(ResponseModel):
@@ -256,7 +347,7 @@ DeviceId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
 
 
 class UnifyRequest(RequestModel):
-    phoneNumber: Annotated[str, Field(max_length=32)] | None = None
+    phoneNumber: PhoneText | None = None
     possessionType: Literal["mobile", "none"]
     finalTargetUrl: TargetUrl | None = None
     deviceId: DeviceId | None = None

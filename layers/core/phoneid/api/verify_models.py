@@ -16,7 +16,7 @@ from pydantic import (
     field_validator,
 )
 
-from phoneid.api.models import CategoryResult, RequestModel, ResponseModel, ShortText
+from phoneid.api.models import CategoryResult, PhoneNumber, RequestModel, ResponseModel, ShortText
 from phoneid.domain.verification import UNSUPPORTED_TYPES, VerificationType
 
 MAX_BATCH_ITEMS = 1000
@@ -40,7 +40,12 @@ def _check_ip(value: str) -> str:
 
 
 Name = Annotated[str, Field(min_length=1, max_length=128)]
-TypeName = Annotated[str, Field(max_length=32), AfterValidator(_check_type)]
+# An enum in the document; checked here so that the maker's other types get their own message.
+TypeName = Annotated[
+    str,
+    Field(max_length=32, json_schema_extra={"enum": [t.value for t in VerificationType]}),
+    AfterValidator(_check_type),
+]
 Email = Annotated[
     str, Field(max_length=254, pattern=r"^[A-Za-z0-9.+_'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,}$")
 ]
@@ -58,7 +63,7 @@ class VerifyFields(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    phoneNumber: Annotated[str, Field(min_length=1, max_length=32)]
+    phoneNumber: PhoneNumber
     verificationType: TypeName
     firstName: Name | None = None
     lastName: Name | None = Field(default=None, validate_default=True)

@@ -17,28 +17,129 @@ from phoneid.dev.template import ROOT, template
 OPENAPI_PATH = ROOT / "docs" / "openapi.json"
 LOCAL_URL = "http://127.0.0.1:3000"
 
-_ERRORS = {
-    "400": "Malformed request (8001), step out of order (8003), Sandbox user not found (8007)",
-    "401": "Missing or invalid credentials, or another tier or region (8002)",
-    "403": "Replayed step (8003), invalid correlationId (8008), Sandbox access denied (8009), country (8010)",
-    "429": "More than 25 requests per second (8018); see Retry-After",
-    "500": "Internal error (8000); retry",
+# What each error code means, for the descriptions of the statuses below (docs/api.md, Errors).
+_CODES = {
+    8000: "internal error; retry",
+    8001: "malformed request",
+    8002: "unauthorized",
+    8003: "step out of order or possession limit",
+    8007: "Sandbox user not found",
+    8008: "invalid correlationId",
+    8009: "Sandbox access denied",
+    8010: "unauthorized for country",
+    8011: "not found",
+    8018: "too many requests; see Retry-After",
+    8019: "device revoked",
+    9100: "possession incomplete",
+}
+_Codes = dict[int, tuple[int, ...]]
+_EDGE: _Codes = {429: (8018,), 500: (8000,)}  # every handler: the rate limit, and unexpected errors
+_V3: _Codes = {400: (8001,), 401: (8002,), **_EDGE}  # a JSON body behind the access token's authorizer
+_STEP = {**_V3, 400: (8001, 8003), 403: (8003, 8008)}
+_STARTING = {**_V3, 400: (8001, 8007), 403: (8009, 8010)}
+_SENDING = {**_V3, 400: (8001, 8007), 403: (8003, 8008, 8009, 8010)}
+
+# The error statuses of each operation, with the codes behind each: the handler's own, its
+# authorizer's 401 and the edge's 429 and 500. Kept in step with docs/api.md ("Statuses of each
+# call"); tests/contract/test_openapi.py holds both.
+ERRORS: dict[tuple[str, str], _Codes] = {
+    ("POST", "/token"): _V3,
+    ("GET", "/.well-known/jwks.json"): _EDGE,
+    ("POST", "/v3/start"): _STARTING,
+    ("POST", "/v3/validate"): _STEP,
+    ("POST", "/v3/challenge"): _STEP,
+    ("POST", "/v3/complete"): _STEP,
+    ("POST", "/v3/unify"): _STARTING,
+    ("POST", "/v3/unify-status"): {**_V3, 400: (8001, 8003, 9100), 403: (8003, 8008, 8019)},
+    ("POST", "/v3/unify-bind"): {**_V3, 400: (8001, 8003, 9100), 403: (8003, 8008, 8019)},
+    ("POST", "/v3/device/revoke"): {**_V3, 404: (8011,)},
+    ("POST", "/v3/verify"): _STARTING,
+    ("POST", "/v3/verify/batch"): _V3,
+    ("POST", "/v3/identity"): {**_V3, 403: (8010,)},
+    ("GET", "/v3/identity"): _V3,
+    ("POST", "/v3/identity/batch"): _V3,
+    ("GET", "/v3/identity/{id}"): {**_V3, 404: (8011,)},
+    ("DELETE", "/v3/identity/{id}"): {**_V3, 404: (8011,)},
+    ("POST", "/v3/identity/{id}/activate"): {**_V3, 404: (8011,)},
+    ("POST", "/v3/identity/{id}/deactivate"): {**_V3, 404: (8011,)},
+    ("GET", "/v3/identity/{id}/lookup"): {**_V3, 403: (8010,), 404: (8011,)},
+    ("POST", "/client/v1/session"): {**_V3, 403: (8003, 8008)},
+    ("POST", "/client/v1/mobile-auth"): {**_V3, 403: (8003, 8008)},
+    ("GET", "/client/v1/mobile-auth/callback"): {400: (8001,), 403: (8008,), **_EDGE},
+    ("POST", "/client/v1/otp"): _SENDING,
+    ("POST", "/client/v1/otp/verify"): _STEP,
+    ("POST", "/client/v1/instant-link"): _SENDING,
+    ("POST", "/client/v1/device-key"): {**_V3, 403: (8002, 8003, 8008, 8019)},
+    ("POST", "/client/v1/device-key/register"): {**_V3, 403: (8002, 8003, 8008)},
+    ("GET", "/l/{token}"): _EDGE,
 }
 
+_NO_STORE = {
+    "Cache-Control": {"schema": {"type": "string", "const": "no-store"}},
+    "Referrer-Policy": {"schema": {"type": "string", "const": "no-referrer"}},
+}
+# The Instant Link answers a redirect or a page, never JSON.
+_LINK_RESPONSES = {
+    "302": {
+        "description": "The link is valid: possession is recorded; Location is the flow's finalTargetUrl",
+        "headers": {"Location": {"required": True, "schema": {"type": "string"}}, **_NO_STORE},
+    },
+    "410": {
+        "description": "The link is unknown, used, replaced by a newer one or older than 3 minutes",
+        "headers": _NO_STORE,
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    },
+}
 
+# A JSON object is required on every POST but /token (phoneid.api.http.entrypoint) even when the
+# handler reads nothing from it.
+_ANY_OBJECT = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {"type": "object", "description": "A JSON object of at most 4096 bytes; `{}` will do"}
+        }
+    },
+}
+
+_CLIENT_ID = {"type": "string", "minLength": 1, "maxLength": 128}
+# As services/tokens.py reads the form: each field once, other fields ignored.
 _TOKEN_FORM = {
     "required": True,
+    "description": "At most 4096 bytes, each field once; other fields are ignored",
     "content": {
         "application/x-www-form-urlencoded": {
             "schema": {
-                "type": "object",
-                "required": ["grant_type", "client_id"],
-                "properties": {
-                    "grant_type": {"type": "string", "enum": ["client_credentials", "refresh_token"]},
-                    "client_id": {"type": "string"},
-                    "client_secret": {"type": "string", "description": "required for client_credentials"},
-                    "refresh_token": {"type": "string", "description": "required for refresh_token"},
-                },
+                "oneOf": [
+                    {
+                        "title": "client_credentials",
+                        "type": "object",
+                        "required": ["grant_type", "client_id", "client_secret"],
+                        "properties": {
+                            "grant_type": {"type": "string", "const": "client_credentials"},
+                            "client_id": _CLIENT_ID,
+                            "client_secret": {"type": "string", "minLength": 1},
+                        },
+                    },
+                    {
+                        "title": "refresh_token",
+                        "type": "object",
+                        "required": ["grant_type", "client_id", "refresh_token"],
+                        "properties": {
+                            "grant_type": {"type": "string", "const": "refresh_token"},
+                            "client_id": _CLIENT_ID,
+                            "refresh_token": {
+                                "type": "string",
+                                "minLength": 1,
+                                "description": "The refresh_token of an earlier answer; single use",
+                            },
+                            "client_secret": {
+                                "type": "string",
+                                "description": "Optional; checked when not empty",
+                            },
+                        },
+                    },
+                ]
             }
         }
     },
@@ -86,14 +187,20 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
             responses = {str(status): body for status, body in operation.get("responses", {}).items()}
             operation["responses"] = responses
             responses.pop("422", None)
-            for status, description in _ERRORS.items():
-                responses[status] = {"description": description, **error}
+            for status, codes in ERRORS[(method.upper(), path)].items():
+                described = "; ".join(f"{_CODES[code]} ({code})" for code in codes)
+                responses[str(status)] = {"description": described[0].upper() + described[1:], **error}
+            if method == "post" and path != "/token":
+                operation.setdefault("requestBody", _ANY_OBJECT)
             route = routes[(method, path)]
             scheme = {"AccessTokenAuthorizer": "accessToken", "FlowTokenAuthorizer": "authToken"}.get(
                 route.authorizer or ""
             )
             operation["security"] = [{scheme: []}] if scheme else []
     document["paths"]["/token"]["post"]["requestBody"] = _TOKEN_FORM
+    link = document["paths"]["/l/{token}"]["get"]["responses"]
+    del link["200"]
+    link.update(_LINK_RESPONSES)
     document["servers"] = _servers()
     return document
 

@@ -9,8 +9,31 @@ from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 
-SSN_PATTERN = r"^(\d{4}|\d{9}|\d{3}-\d{2}-\d{4})$"
-DOB_PATTERN = r"^(\d{4}-\d{2}-\d{2}|\d{4}-\d{2}|\d{2}-\d{2})$"
+# SSNs that are never issued are refused: area 000 or 666, group 00, serial 0000 (so a last four of
+# 0000 too). Areas 900-999 are never issued either, yet stay accepted: the Sandbox's people carry
+# them because no real person can (docs/decisions.md).
+_AREA = r"(?:00[1-9]|0[1-9][0-9]|[1-57-9][0-9][0-9]|6[0-57-9][0-9]|66[0-57-9])"
+_GROUP = r"(?:0[1-9]|[1-9][0-9])"
+_SERIAL = r"(?:000[1-9]|00[1-9][0-9]|0[1-9][0-9][0-9]|[1-9][0-9]{3})"
+_FULL_SSN = rf"{_AREA}{_GROUP}{_SERIAL}|{_AREA}-{_GROUP}-{_SERIAL}"
+FULL_SSN_PATTERN = rf"^(?:{_FULL_SSN})$"
+SSN_PATTERN = rf"^(?:{_FULL_SSN}|{_SERIAL})$"  # or its last four
+_ISSUED = "of a number that can be issued (area not 000 or 666, group not 00, serial not 0000)"
+SSN_RULE = f"must be 9 digits, 123-45-6789 or the last four, {_ISSUED}"
+FULL_SSN_RULE = f"must be 9 digits or 123-45-6789, {_ISSUED}"
+
+# Dates of birth: years from 1900, months 01-12, days that exist in their month (02-29 only in a leap
+# year, which the pattern cannot say), and never after today.
+_YEAR = r"(?:19|2[0-9])[0-9]{2}"
+_MONTH = r"(?:0[1-9]|1[0-2])"
+_MONTH_DAY = (
+    r"(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31|02-29)"
+)
+FULL_DOB_PATTERN = rf"^{_YEAR}-{_MONTH_DAY}$"
+DOB_PATTERN = rf"^(?:{_YEAR}-{_MONTH_DAY}|{_YEAR}-{_MONTH}|{_MONTH_DAY})$"
+DOB_RULE = "must be an existing date from 1900 as YYYY-MM-DD, YYYY-MM or MM-DD"
+FULL_DOB_RULE = "must be an existing date from 1900 as YYYY-MM-DD"
+DOB_FUTURE_RULE = "must not be in the future"
 
 
 class Element(StrEnum):
@@ -80,20 +103,35 @@ def ssn_digits(ssn: str) -> str:
 
 
 def dob_is_valid(dob: str) -> bool:
-    """True for an existing date in one of the forms YYYY-MM-DD, YYYY-MM or MM-DD."""
+    """True for an existing date from 1900 in one of the forms YYYY-MM-DD, YYYY-MM or MM-DD."""
     if not re.fullmatch(DOB_PATTERN, dob):
         return False
     parts = dob.split("-")
     try:
         if len(parts) == 3:
-            date(int(parts[0]), int(parts[1]), int(parts[2]))
-        elif len(parts[0]) == 4:
-            date(int(parts[0]), int(parts[1]), 1)
-        else:
-            date(2000, int(parts[0]), int(parts[1]))  # a leap year, so 02-29 is a real birthday
+            date(int(parts[0]), int(parts[1]), int(parts[2]))  # 02-29 of a year that is not leap
     except ValueError:
         return False
     return True
+
+
+def dob_problem(dob: str, today: date, *, full: bool = False) -> str | None:
+    """The rule a date of birth breaks, or None; the rule only, never the value (it is PII)."""
+    if not dob_is_valid(dob) or (full and not re.fullmatch(FULL_DOB_PATTERN, dob)):
+        return FULL_DOB_RULE if full else DOB_RULE
+    parts = [int(part) for part in dob.split("-")]
+    if len(dob) == 10 and date(*parts) > today:
+        return DOB_FUTURE_RULE
+    if len(dob) == 7 and (parts[0], parts[1]) > (today.year, today.month):
+        return DOB_FUTURE_RULE
+    return None  # MM-DD names no year: never in the future
+
+
+def ssn_problem(ssn: str, *, full: bool = False) -> str | None:
+    """The rule an SSN (or its last four, unless ``full``) breaks, or None; never the value."""
+    if re.fullmatch(FULL_SSN_PATTERN if full else SSN_PATTERN, ssn):
+        return None
+    return FULL_SSN_RULE if full else SSN_RULE
 
 
 def ssn_matches(given: str, full_ssn: str) -> bool:
