@@ -118,6 +118,21 @@ def test_only_token_keys_and_the_customers_phone_reach_the_api_without_a_bearer_
     )
 
 
+def test_only_the_client_api_answers_cross_origin_preflights() -> None:
+    # /v3 and /token are server-to-server: no CORS there, not even API-wide.
+    assert "Cors" not in template().api[1]
+    browser_calls = {
+        (route.path, route.function)
+        for route in template().routes
+        if route.path.startswith("/client/v1/") and route.method == "POST"
+    }
+    preflights = {(route.path, route.function) for route in template().preflights}
+    assert preflights == browser_calls
+    assert all(not route.authorized for route in template().preflights)  # a preflight has no token
+    missing = template().gateway_response("MISSING_AUTHENTICATION_TOKEN")
+    assert "Access-Control-Allow-Origin" not in missing.headers
+
+
 def test_layer_requirements_are_project_dependencies() -> None:
     import tomllib
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.device import Device
 from tests.harness import Api
 from tests.integration.test_possession_sandbox import start
@@ -59,16 +61,38 @@ def test_browsers_may_call_the_client_api_cross_origin(api: Api) -> None:
     _, device = start(api.integrator(), OTP_PASS)
 
     origin = "https://shop.example.com"
-    preflight = api.request("OPTIONS", "/client/v1/otp", None, {"origin": origin})
+    preflight = api.request(
+        "OPTIONS",
+        "/client/v1/otp",
+        None,
+        {"origin": origin, "access-control-request-method": "POST"},
+    )
     answered = api.post("/client/v1/session", {}, token=device.auth_token, origin=origin)
     refused = api.post("/client/v1/session", {}, token="not.a.token", origin=origin)
 
-    assert preflight.status == 200
+    assert preflight.status == 204
     assert preflight.headers["Access-Control-Allow-Origin"] == "*"
     assert "Authorization" in preflight.headers["Access-Control-Allow-Headers"]
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
     assert answered.headers["Access-Control-Allow-Origin"] == "*"
     assert refused.status == 401
     assert refused.headers["Access-Control-Allow-Origin"] == "*"
+
+
+@pytest.mark.parametrize("path", ["/v3/start", "/v3/verify", "/token", "/v3/identity"])
+def test_server_to_server_calls_answer_no_cross_origin_call(api: Api, path: str) -> None:
+    origin = "https://shop.example.com"
+    integrator = api.integrator()
+
+    preflight = api.request(
+        "OPTIONS", path, None, {"origin": origin, "access-control-request-method": "POST"}
+    )
+    answered = integrator.post(path, {"phoneNumber": OTP_PASS}, origin=origin)
+
+    assert preflight.status == 403  # no such route: a browser's preflight fails, so does its call
+    assert preflight.json() == {"code": 8001, "message": "No endpoint matches this method and path"}
+    assert "Access-Control-Allow-Origin" not in preflight.headers
+    assert "Access-Control-Allow-Origin" not in answered.headers
 
 
 def test_websocket_connect_needs_the_flows_auth_token(api: Api) -> None:

@@ -216,6 +216,11 @@ def entrypoint(
         return refused
 
     def answer(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        if browser and event.get("httpMethod") == "OPTIONS":
+            # The CORS preflight: no token, no body, nothing read or stored; the resolver's CORS
+            # configuration answers it (204 with the allowed origin, headers and methods).
+            preflight: dict[str, Any] = app.resolve(event, context)
+            return preflight
         try:
             container().rate_limit.check(rate_key(event))
             if json_body:

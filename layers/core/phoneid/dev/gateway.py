@@ -28,7 +28,7 @@ class LocalGateway:
     def __init__(self, stack: LocalStack) -> None:
         self._stack = stack
         self._template = stack.template
-        self._routes = self._template.routes
+        self._routes = self._template.routes + self._template.preflights
         self._authorizers = self._template.authorizers
         self._cors = self._template.cors
 

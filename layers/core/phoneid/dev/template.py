@@ -168,6 +168,16 @@ class Template:
 
     @property
     def routes(self) -> list[Route]:
+        """The REST API's calls (its CORS preflights apart: ``preflights``)."""
+        return [route for route in self._api_routes if route.method != "OPTIONS"]
+
+    @property
+    def preflights(self) -> list[Route]:
+        """The OPTIONS routes: browsers' CORS preflights, answered by the client API's functions."""
+        return [route for route in self._api_routes if route.method == "OPTIONS"]
+
+    @property
+    def _api_routes(self) -> list[Route]:
         api_name, api = self.api
         default = api.get("Auth", {}).get("DefaultAuthorizer")
         routes = []
