@@ -93,6 +93,10 @@ def api(make_api: Callable[..., Api]) -> Api:
 @pytest.fixture
 def logged() -> Iterator[LogRecorder]:
     """Everything the service logs, at any level, while the test runs."""
+    # The service's Powertools logger first: its handler must be the logger's first, for
+    # Powertools formats with the first handler's formatter (the recorder's would have no keys).
+    import phoneid.api.http  # noqa: F401
+
     loggers = [
         logging.getLogger(name)
         for name in list(logging.Logger.manager.loggerDict)

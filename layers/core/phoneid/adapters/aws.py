@@ -2,24 +2,57 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import boto3
+from aws_lambda_powertools import Logger
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.domain.errors import InternalError
 
-_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=5)
+logger = Logger(child=True)
+
+# docs/decisions.md, "Retries and timeouts of AWS calls": one call, all its attempts and backoff
+# included, ends well inside the 10 s function timeout, so a stuck dependency is answered with an
+# 8000 by the function rather than cut off by Lambda: 3 x (1 s + 1 s) + at most 3 s of backoff.
+_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=1, read_timeout=1)
+# A Publish is not idempotent: a read timeout after SNS accepted it, retried, texts twice. So SNS
+# waits longer for its answer and tries twice at most: 2 x (1 s + 3 s) + at most 1 s.
+_CONFIGS = {
+    "sns": Config(retries={"mode": "standard", "max_attempts": 2}, connect_timeout=1, read_timeout=3),
+}
+
+
+def client_config(service: str) -> Config:
+    return _CONFIGS.get(service, _CONFIG)
 
 
 def new_client(service: str, endpoint_url: str | None = None) -> Any:
     """A client for ``service``. The bootstrap container makes one per service, on first use."""
+    config = client_config(service)
     if endpoint_url:
-        return boto3.client(service, config=_CONFIG, endpoint_url=endpoint_url)  # type: ignore[call-overload]
-    return boto3.client(service, config=_CONFIG)  # type: ignore[call-overload]
+        return boto3.client(service, config=config, endpoint_url=endpoint_url)  # type: ignore[call-overload]
+    return boto3.client(service, config=config)  # type: ignore[call-overload]
+
+
+def internal_error(operation: str, error: BaseException | None = None) -> InternalError:
+    """The 8000 for a failed AWS call (retries spent): its reference is logged with the operation and
+    the provider's error code, never the provider's message (it can quote keys and values)."""
+    reference = uuid.uuid4().hex[:12]
+    logger.error(
+        "AWS call failed",
+        extra={
+            "reference": reference,
+            "operation": operation,
+            "error_type": type(error).__name__ if error is not None else None,
+            "error_code": error_code(error) if isinstance(error, ClientError) else None,
+        },
+    )
+    return InternalError(f"Internal error during {operation}; retry the request (reference {reference})")
 
 
 def error_code(error: ClientError) -> str:
@@ -35,6 +68,6 @@ def provider_errors(operation: str, *, condition_failed: type[Exception] | None 
     except ClientError as error:
         if condition_failed is not None and error_code(error) == "ConditionalCheckFailedException":
             raise condition_failed() from error
-        raise InternalError(f"Internal error during {operation}; retry the request") from error
+        raise internal_error(operation, error) from error
     except BotoCoreError as error:
-        raise InternalError(f"Internal error during {operation}; retry the request") from error
+        raise internal_error(operation, error) from error

@@ -21,8 +21,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 from jwt.utils import base64url_encode
 
-from phoneid.adapters.aws import provider_errors
-from phoneid.domain.errors import InternalError
+from phoneid.adapters.aws import internal_error, provider_errors
 
 _SIGNING = {
     "ECC_NIST_P256": ("ES256", "ECDSA_SHA_256"),
@@ -173,13 +172,13 @@ class KmsPiiCipher:
             nonce, body = sealed[at : at + _NONCE], sealed[at + _NONCE :]
             shared = {name: context[name] for name in names}
         except (struct.error, ValueError, KeyError, TypeError) as error:
-            raise InternalError("Internal error during PII decryption; retry the request") from error
+            raise internal_error("PII decryption", error) from error
         with provider_errors("PII decryption"):
             response = self._kms.decrypt(KeyId=self._key_id, CiphertextBlob=wrapped, EncryptionContext=shared)
         try:
             return AESGCM(bytes(response["Plaintext"])).decrypt(nonce, body, _canonical(context))
         except InvalidTag as error:
-            raise InternalError("Internal error during PII decryption; retry the request") from error
+            raise internal_error("PII decryption", error) from error
 
 
 class KmsCodeMac:
@@ -207,7 +206,7 @@ class KmsCodeMac:
         except self._kms.exceptions.KMSInvalidMacException:
             return False
         except (ClientError, BotoCoreError) as error:
-            raise InternalError("Internal error during code check; retry the request") from error
+            raise internal_error("code check", error) from error
         return True
 
 

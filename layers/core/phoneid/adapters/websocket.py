@@ -8,8 +8,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from phoneid.adapters.aws import error_code
-from phoneid.domain.errors import InternalError
+from phoneid.adapters.aws import error_code, internal_error
 
 
 class ApiGatewaySocketNotifier:
@@ -24,7 +23,7 @@ class ApiGatewaySocketNotifier:
         except ClientError as error:
             if error_code(error) == "GoneException":
                 return False
-            raise InternalError("Internal error during WebSocket push") from error
+            raise internal_error("WebSocket push", error) from error
         except BotoCoreError as error:
-            raise InternalError("Internal error during WebSocket push") from error
+            raise internal_error("WebSocket push", error) from error
         return True

@@ -10,11 +10,10 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from phoneid.adapters.aws import provider_errors
+from phoneid.adapters.aws import internal_error, provider_errors
 from phoneid.adapters.dynamodb.items import TTL_GRACE_SECONDS, from_ms, ms, plain, to_item
 from phoneid.domain.clients import Client, Flag, Solution
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
-from phoneid.domain.errors import InternalError
 from phoneid.domain.flow import Step
 from phoneid.domain.identity import Address, Business, Identity
 from phoneid.domain.possession import Method, MobileAuth, PossessionState
@@ -281,9 +280,9 @@ class DynamoSessionStore:
             reasons = error.response.get("CancellationReasons", [])
             if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
                 raise TransitionRejected() from error
-            raise InternalError("Internal error during key binding; retry the request") from error
+            raise internal_error("key binding", error) from error
         except (ClientError, BotoCoreError) as error:
-            raise InternalError("Internal error during key binding; retry the request") from error
+            raise internal_error("key binding", error) from error
         return saved
 
     def _update(self, old: Session, saved: Session, now: datetime) -> dict[str, Any]:

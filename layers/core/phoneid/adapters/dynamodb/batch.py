@@ -12,8 +12,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from phoneid.adapters.aws import provider_errors
-from phoneid.domain.errors import InternalError
+from phoneid.adapters.aws import internal_error, provider_errors
 from phoneid.domain.signals import SignalSourceError
 
 WRITE_BATCH = 25  # BatchWriteItem's limit
@@ -68,7 +67,7 @@ def _write(dynamodb: Any, table: str, batch: list[dict[str, Any]], operation: st
         if not pending:
             return
         _pause(attempt)
-    raise InternalError(f"Internal error during {operation}; retry the request")
+    raise internal_error(f"{operation}")
 
 
 def get_all(

@@ -11,10 +11,9 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from phoneid.adapters.aws import error_code, provider_errors
+from phoneid.adapters.aws import error_code, internal_error, provider_errors
 from phoneid.adapters.dynamodb.items import plain, to_item
 from phoneid.domain.connect import ConnectProfile
-from phoneid.domain.errors import InternalError
 
 
 def _name_key(client_name: str) -> dict[str, Any]:
@@ -143,7 +142,7 @@ class DynamoConnectProfiles:
             self._db.transact_write_items(TransactItems=actions)
         except ClientError as error:
             if error_code(error) != "TransactionCanceledException":
-                raise InternalError("Internal error during Connect profile write; retry") from error
+                raise internal_error("Connect profile write", error) from error
             reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
             if name_taken and reasons[:1] == ["ConditionalCheckFailed"]:
                 raise ClientNameTaken(name_taken) from error
@@ -151,7 +150,7 @@ class DynamoConnectProfiles:
                 "the Connect profile changed meanwhile; nothing was written, try again"
             ) from error
         except BotoCoreError as error:
-            raise InternalError("Internal error during Connect profile write; retry") from error
+            raise internal_error("Connect profile write", error) from error
 
     # --- mapping ---------------------------------------------------------------------------------
 

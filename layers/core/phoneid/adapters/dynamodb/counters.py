@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from phoneid.adapters.aws import provider_errors
+from phoneid.adapters.aws import internal_error, provider_errors
 from phoneid.adapters.dynamodb import DynamoRateLimiter
-from phoneid.domain.errors import InternalError
 
 _ROUNDS = 3
 
@@ -33,4 +32,4 @@ class DynamoCounters(DynamoRateLimiter):
             pending = response.get("UnprocessedKeys") or {}
             if not pending:
                 return [found.get(name, 0) for name in names]
-        raise InternalError("Internal error during rate limit; retry the request")
+        raise internal_error("rate limit")

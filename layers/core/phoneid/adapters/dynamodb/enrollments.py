@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from phoneid.adapters.aws import provider_errors
+from phoneid.adapters.aws import internal_error, provider_errors
 from phoneid.adapters.dynamodb.batch import READ_BATCH
 from phoneid.adapters.dynamodb.items import from_ms, ms, plain, to_item
 from phoneid.domain.enrollment import (
@@ -39,7 +39,7 @@ from phoneid.domain.enrollment import (
     Status,
     is_service_id,
 )
-from phoneid.domain.errors import InternalError, MalformedRequest, PhoneIdError
+from phoneid.domain.errors import MalformedRequest, PhoneIdError
 from phoneid.domain.monitor import MonitorState
 from phoneid.domain.signals import NumberHistory
 from phoneid.ports import PiiCipher
@@ -360,7 +360,7 @@ class DynamoEnrollmentStore:
             reasons = error.response.get("CancellationReasons", [])
             raise _Cancelled([str(reason.get("Code", "None")) for reason in reasons]) from error
         except (ClientError, BotoCoreError) as error:
-            raise InternalError(f"Internal error during {what}; retry the request") from error
+            raise internal_error(f"{what}", error) from error
 
     def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
         place = _place(enrollment)
@@ -384,9 +384,7 @@ class DynamoEnrollmentStore:
             except _Cancelled:
                 continue  # the place changed hands meanwhile: look again
             return enrollment, True
-        raise InternalError(
-            "Internal error during enrollment: too many concurrent changes; retry the request"
-        )
+        raise internal_error("enrollment: too many concurrent changes")
 
     def enroll_many(self, enrollments: Sequence[Enrollment]) -> list[tuple[Enrollment, bool] | PhoneIdError]:
         """``enroll`` of each, in order, as if one after another, in a few calls for all.
@@ -633,6 +631,4 @@ class DynamoEnrollmentStore:
             except _Cancelled:
                 continue  # changed meanwhile (disenrolled, or its place taken): look again
             return enrollment
-        raise InternalError(
-            "Internal error during disenrollment: too many concurrent changes; retry the request"
-        )
+        raise internal_error("disenrollment: too many concurrent changes")
