@@ -10,7 +10,7 @@ export SAM_CLI_TELEMETRY := 0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test setup lint typecheck template checkov pytest browser browser-deps clean
+.PHONY: dev test setup lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -42,7 +42,7 @@ browser-deps: node_modules/.installed
 dev: setup node_modules/.installed
 	phoneid dev
 
-test: setup lint typecheck template checkov pytest browser
+test: setup lint typecheck template checkov pytest fuzz-gate browser
 
 lint:
 	ruff check .
@@ -61,7 +61,15 @@ checkov: $(CHECKOV_STAMP)
 	$(CHECKOV_VENV)/bin/checkov --file template.yaml --framework cloudformation --quiet --compact --skip-download
 
 pytest: node_modules/.installed
-	pytest -n 2 -q
+	pytest -n 2 -q -m 'not fuzz'
+
+# Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The
+# gate's pass is bounded (8 cases an operation past the coverage phase); `make fuzz` is the long one.
+fuzz-gate: setup
+	pytest -q -m fuzz tests/fuzz
+
+fuzz: setup
+	PHONEID_FUZZ_EXAMPLES=$${PHONEID_FUZZ_EXAMPLES:-300} pytest -q -s -m fuzz tests/fuzz
 
 browser: setup browser-deps
 	node --test --test-concurrency=1 tests/browser/

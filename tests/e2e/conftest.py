@@ -28,6 +28,10 @@ class DevServer:
     base_url: str
     state_file: Path
     env: dict[str, str]
+    log: Path  # the stack's output (a file: a pipe nobody reads would fill and block the stack)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(  # noqa: S603 - our own CLI
@@ -41,8 +45,8 @@ class DevServer:
 
     def stop(self) -> tuple[int, str]:
         self.process.send_signal(signal.SIGINT)
-        output, _ = self.process.communicate(timeout=30)
-        return self.process.returncode, output
+        self.process.wait(timeout=30)
+        return self.process.returncode, self.output()
 
 
 def start_dev_server(tmp: Path, **env: str) -> DevServer:
@@ -53,18 +57,20 @@ def start_dev_server(tmp: Path, **env: str) -> DevServer:
         "PHONEID_DEV_STATE": str(state_file),
         **env,
     }
-    process = subprocess.Popen(  # noqa: S603 - our own CLI
-        [str(BIN / "phoneid"), "dev", "--port", str(port)],
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    server = DevServer(process, f"http://127.0.0.1:{port}", state_file, environment)
+    log = tmp / "dev.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen(  # noqa: S603 - our own CLI
+            [str(BIN / "phoneid"), "dev", "--port", str(port)],
+            env=environment,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    server = DevServer(process, f"http://127.0.0.1:{port}", state_file, environment, log)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"phoneid dev exited: {process.stdout.read() if process.stdout else ''}")
+            raise RuntimeError(f"phoneid dev exited: {server.output()}")
         try:
             if httpx.get(f"{server.base_url}/_local/info", timeout=1).status_code == 200:
                 return server

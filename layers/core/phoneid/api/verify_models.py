@@ -40,6 +40,12 @@ def _check_ip(value: str) -> str:
 
 
 Name = Annotated[str, Field(min_length=1, max_length=128)]
+# The document names the two formats the check accepts.
+IpAddress = Annotated[
+    str,
+    Field(max_length=45, json_schema_extra={"anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]}),
+    AfterValidator(_check_ip),
+]
 # An enum in the document; checked here so that the maker's other types get their own message.
 TypeName = Annotated[
     str,
@@ -68,7 +74,7 @@ class VerifyFields(BaseModel):
     firstName: Name | None = None
     lastName: Name | None = Field(default=None, validate_default=True)
     emailAddress: Email | None = None
-    ipAddress: Annotated[str, Field(max_length=45), AfterValidator(_check_ip)] | None = None
+    ipAddress: IpAddress | None = None
     userAgent: Annotated[str, Field(max_length=512)] | None = None
     clientCustomerId: ShortText | None = None
     clientHumanId: ShortText | None = None

@@ -103,6 +103,8 @@ _ANY_OBJECT = {
 }
 
 _CLIENT_ID = {"type": "string", "minLength": 1, "maxLength": 128}
+# A form field is one string: a name sent twice (a list) is an 8001, even a name the service ignores.
+_FORM_FIELD = {"type": "string"}
 # As services/tokens.py reads the form: each field once, other fields ignored.
 _TOKEN_FORM = {
     "required": True,
@@ -115,6 +117,7 @@ _TOKEN_FORM = {
                         "title": "client_credentials",
                         "type": "object",
                         "required": ["grant_type", "client_id", "client_secret"],
+                        "additionalProperties": _FORM_FIELD,
                         "properties": {
                             "grant_type": {"type": "string", "const": "client_credentials"},
                             "client_id": _CLIENT_ID,
@@ -125,6 +128,7 @@ _TOKEN_FORM = {
                         "title": "refresh_token",
                         "type": "object",
                         "required": ["grant_type", "client_id", "refresh_token"],
+                        "additionalProperties": _FORM_FIELD,
                         "properties": {
                             "grant_type": {"type": "string", "const": "refresh_token"},
                             "client_id": _CLIENT_ID,
@@ -142,6 +146,19 @@ _TOKEN_FORM = {
                 ]
             }
         }
+    },
+}
+
+
+# The {id} of the identity calls: the serviceId PhoneID made (a UUID; any other is answered 8011,
+# or 8001 when it holds a character no path parameter may have). The lookup's {id} is a phone number.
+_PATH_IDS = {
+    "/v3/identity/{id}": {"format": "uuid", "description": "The identity's serviceId"},
+    "/v3/identity/{id}/activate": {"format": "uuid", "description": "The identity's serviceId"},
+    "/v3/identity/{id}/deactivate": {"format": "uuid", "description": "The identity's serviceId"},
+    "/v3/identity/{id}/lookup": {
+        "description": "The phone number, as in a body's phoneNumber (`+` as `%2B`); the number must "
+        "be valid for its country code"
     },
 }
 
@@ -198,6 +215,11 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
             )
             operation["security"] = [{scheme: []}] if scheme else []
     document["paths"]["/token"]["post"]["requestBody"] = _TOKEN_FORM
+    for id_path, id_schema in _PATH_IDS.items():
+        for operation in document["paths"][id_path].values():
+            for parameter in operation.get("parameters", []):
+                if _plain(parameter["in"]) == "path" and parameter["name"] == "id":
+                    parameter["schema"] = {**parameter["schema"], **id_schema}
     link = document["paths"]["/l/{token}"]["get"]["responses"]
     del link["200"]
     link.update(_LINK_RESPONSES)
