@@ -33,7 +33,8 @@ def test_sigterm_stops_the_stack_and_removes_its_state_file(tmp_path: Path) -> N
 
     # When it is sent SIGTERM (as a service manager or `kill` stops it)
     server.process.send_signal(signal.SIGTERM)
-    output, _ = server.process.communicate(timeout=30)
+    server.process.wait(timeout=30)
+    output = server.output()
 
     # Then it stops as on Ctrl-C: exit code 0, and the state file is gone
     assert server.process.returncode == 0
