@@ -150,6 +150,9 @@ class InMemoryRateLimiter:
         self.hits[name] = self.hits.get(name, 0) + 1
         return self.hits[name]
 
+    def counts(self, keys: Sequence[tuple[str, int]]) -> list[int]:
+        return [self.hits.get(f"{key}#{window_start}", 0) for key, window_start in keys]
+
 
 class LocalSigner:
     """ES256 with a key held in memory, as KMS would sign (raw r||s)."""

@@ -374,9 +374,7 @@ class Container:
 
     @cached_property
     def auth_throttle(self) -> AuthThrottle:
-        from phoneid.adapters.dynamodb.counters import DynamoCounters
-
-        return AuthThrottle(DynamoCounters(self.dynamodb, self.settings.rate_limits_table), self.clock)
+        return AuthThrottle(self.rate_limiter, self.clock)
 
     @cached_property
     def client_admin(self) -> ClientAdmin:

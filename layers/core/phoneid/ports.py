@@ -123,6 +123,10 @@ class RateLimiter(Protocol):
         """
         ...
 
+    def counts(self, keys: Sequence[tuple[str, int]]) -> list[int]:
+        """The hits so far of each ``(key, window_start)``, in order (0 for none); counts nothing."""
+        ...
+
 
 class SmsSender(Protocol):
     def send(self, phone_number: str, text: str) -> None: ...

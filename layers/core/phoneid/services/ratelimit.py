@@ -3,8 +3,8 @@ and the brake on failed authentications at ``POST /token``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from aws_lambda_powertools import Logger
 
@@ -49,16 +49,10 @@ _MAX_CLIENT_ID = 128  # longer ids are never issued; longer keys would only bloa
 T = TypeVar("T")
 
 
-class Counters(RateLimiter, Protocol):
-    def counts(self, keys: Sequence[tuple[str, int]]) -> list[int]:
-        """The hits so far of each ``(key, window_start)``, in order (0 for none); counts nothing."""
-        ...
-
-
 class AuthThrottle:
     def __init__(
         self,
-        counters: Counters,
+        counters: RateLimiter,
         clock: Clock,
         *,
         per_client: int = AUTH_FAILURES_PER_CLIENT,

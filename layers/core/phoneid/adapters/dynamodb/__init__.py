@@ -11,6 +11,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.adapters.aws import internal_error, provider_errors
+from phoneid.adapters.dynamodb.batch import read_keys
 from phoneid.adapters.dynamodb.items import TTL_GRACE_SECONDS, from_ms, ms, plain, to_item
 from phoneid.domain.clients import Client, Flag, Solution
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
@@ -564,3 +565,18 @@ class DynamoRateLimiter:
                 ReturnValues="UPDATED_NEW",
             )
         return int(response["Attributes"]["hits"]["N"])
+
+    def counts(self, keys: Sequence[tuple[str, int]]) -> list[int]:
+        names = [f"{key}#{window_start}" for key, window_start in keys]
+        items, unread = read_keys(
+            self._db,
+            self._table,
+            [{"pk": {"S": name}} for name in dict.fromkeys(names)],
+            "rate limit",
+            provider_errors,
+            consistent=True,
+        )
+        if unread:
+            raise internal_error("rate limit")
+        found = {item["pk"]["S"]: int(item["hits"]["N"]) for item in items}
+        return [found.get(name, 0) for name in names]

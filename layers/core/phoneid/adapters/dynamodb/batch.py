@@ -5,8 +5,8 @@ as ``SignalSourceError``, so the policy decides; writes as the usual 8000)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from decimal import Decimal
 from typing import Any
 
@@ -70,16 +70,28 @@ def _write(dynamodb: Any, table: str, batch: list[dict[str, Any]], operation: st
     raise internal_error(f"{operation}")
 
 
-def get_all(
-    dynamodb: Any, table: str, keys: Iterable[dict[str, Any]], operation: str
-) -> list[dict[str, Any]]:
-    """The items under ``keys`` that exist, with BatchGetItem, 100 keys at a time."""
+def read_keys(
+    dynamodb: Any,
+    table: str,
+    keys: Iterable[dict[str, Any]],
+    operation: str,
+    errors: Callable[[str], AbstractContextManager[None]],
+    *,
+    consistent: bool = False,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the items under ``keys`` that exist, the keys still unprocessed after the rounds), with
+    BatchGetItem, 100 keys at a time, unprocessed keys retried with backoff; ``errors(operation)``
+    translates a provider error (``source_errors`` or ``provider_errors``)."""
     wanted = list(keys)
     found: list[dict[str, Any]] = []
+    unread: list[dict[str, Any]] = []
     for start in range(0, len(wanted), READ_BATCH):
-        pending: dict[str, Any] = {table: {"Keys": wanted[start : start + READ_BATCH]}}
+        request: dict[str, Any] = {"Keys": wanted[start : start + READ_BATCH]}
+        if consistent:
+            request["ConsistentRead"] = True
+        pending: dict[str, Any] = {table: request}
         for attempt in range(_ROUNDS):
-            with source_errors(operation):
+            with errors(operation):
                 response = dynamodb.batch_get_item(RequestItems=pending)
             found.extend(response.get("Responses", {}).get(table, []))
             pending = response.get("UnprocessedKeys") or {}
@@ -87,7 +99,17 @@ def get_all(
                 break
             _pause(attempt)
         else:
-            raise SignalSourceError(f"{operation} left keys unprocessed")
+            unread.extend(pending.get(table, {}).get("Keys", []))
+    return found, unread
+
+
+def get_all(
+    dynamodb: Any, table: str, keys: Iterable[dict[str, Any]], operation: str
+) -> list[dict[str, Any]]:
+    """The items under ``keys`` that exist (a signal source's read: every key, or SignalSourceError)."""
+    found, unread = read_keys(dynamodb, table, keys, operation, source_errors)
+    if unread:
+        raise SignalSourceError(f"{operation} left keys unprocessed")
     return found
 
 

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.adapters.aws import internal_error, provider_errors
-from phoneid.adapters.dynamodb.batch import READ_BATCH
+from phoneid.adapters.dynamodb.batch import read_keys
 from phoneid.adapters.dynamodb.items import from_ms, ms, plain, to_item
 from phoneid.domain.enrollment import (
     Action,
@@ -494,24 +494,13 @@ class DynamoEnrollmentStore:
             return error
 
     def _read_many(self, pks: Sequence[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
-        """Consistent reads of ``pks``, 100 a call: (items found by pk, pks left unread)."""
-        found: dict[str, dict[str, Any]] = {}
-        unread: set[str] = set()
-        for group in _groups(pks, READ_BATCH):
-            keys: list[dict[str, Any]] = [_key(pk) for pk in group]
-            for _ in range(_ATTEMPTS):
-                with provider_errors("enrollment read"):
-                    response = self._db.batch_get_item(
-                        RequestItems={self._table: {"Keys": keys, "ConsistentRead": True}}
-                    )
-                for item in response.get("Responses", {}).get(self._table, []):
-                    values = plain(item)
-                    found[values["pk"]] = values
-                keys = response.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
-                if not keys:
-                    break
-            unread.update(str(key["pk"]["S"]) for key in keys)
-        return found, unread
+        """Consistent reads of ``pks``: (items found by pk, pks left unread)."""
+        keys = [_key(pk) for pk in pks]
+        items, unread = read_keys(
+            self._db, self._table, keys, "enrollment read", provider_errors, consistent=True
+        )
+        found = {values["pk"]: values for values in map(plain, items)}
+        return found, {str(key["pk"]["S"]) for key in unread}
 
     def _new_identity(self, enrollment: Enrollment) -> dict[str, Any]:
         """Built (PII sealed) only when it is written: a customer already enrolled costs no KMS call."""
