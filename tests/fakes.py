@@ -153,6 +153,11 @@ class InMemoryRateLimiter:
     def counts(self, keys: Sequence[tuple[str, int]]) -> list[int]:
         return [self.hits.get(f"{key}#{window_start}", 0) for key, window_start in keys]
 
+    def release(self, key: str, window_start: int) -> None:
+        name = f"{key}#{window_start}"
+        if self.hits.get(name, 0) > 0:
+            self.hits[name] -= 1
+
 
 class LocalSigner:
     """ES256 with a key held in memory, as KMS would sign (raw r||s)."""

@@ -13,7 +13,8 @@ Then, per (route, call index, fault), the call fails once and the suite checks w
 2. the same request, sent again, succeeds, or, for a step that runs once (``Scenario.once``), gives
    its documented replay answer (403/8003; 403/8008 for the Mobile Auth callback; the 410 page for
    an Instant Link);
-3. no SMS went out twice, and the SMS budget counted exactly the texts that went out;
+3. no SMS went out twice, and the SMS budget and the flow's own send count counted exactly the
+   texts that went out (a text counted and then not sent is given back);
 4. no device key is half bound: every active key in the DeviceKeys table has its binding.
 
 Where the fault is injected (see ``tests/faults.py``):
@@ -26,9 +27,8 @@ Where the fault is injected (see ``tests/faults.py``):
   it, so the caller sees the plain success. One case per route (its last call, usually the write),
   with the fault kind cycling by route.
 
-About 225 fault cases; each builds its own stack (two to six minutes with ``-n 2`` on a shared
-two-CPU machine). The SMS routes' failures after the budget is spent are ``xfail(strict=True)``:
-see ``KNOWN``.
+About 230 fault cases; each builds its own stack (two to six minutes with ``-n 2`` on a shared
+two-CPU machine).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import pytest
 
 from phoneid.dev.gateway import HttpResponse
 from phoneid.dev.template import template
+from phoneid.domain.possession import MAX_SENDS
 from tests.fault_scenarios import SCENARIOS, Scenario
 from tests.faults import Fault, Injector, Layer, installed
 from tests.harness import Api
@@ -87,14 +88,10 @@ CALLS: dict[str, tuple[str, ...]] = {
         *_REST,
         "dynamodb.GetItem",
         "dynamodb.GetItem",
-        "dynamodb.GetItem",
         "dynamodb.UpdateItem",
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
     ),
     "ClientDeviceKeyRegisterFunction": (
         *_REST,
-        "dynamodb.GetItem",
         "dynamodb.GetItem",
         "dynamodb.UpdateItem",
     ),
@@ -114,13 +111,15 @@ CALLS: dict[str, tuple[str, ...]] = {
         "dynamodb.TransactWriteItems",
         "kms.GenerateMac",
     ),
-    "ClientSessionFunction": (*_REST, "dynamodb.GetItem", "dynamodb.GetItem"),
+    "ClientSessionFunction": (
+        *_REST,
+        "dynamodb.GetItem",
+    ),
     "ClientMobileAuthFunction": (
         *_REST,
         "dynamodb.GetItem",
         "dynamodb.UpdateItem",
         "dynamodb.PutItem",
-        "dynamodb.GetItem",
     ),
     "MobileAuthCallbackFunction": (
         "dynamodb.UpdateItem",
@@ -128,39 +127,30 @@ CALLS: dict[str, tuple[str, ...]] = {
         "dynamodb.GetItem",
         "dynamodb.GetItem",
         "dynamodb.UpdateItem",
-        "dynamodb.GetItem",
     ),
     "ClientOtpFunction": (
         *_REST,
         "dynamodb.GetItem",
         "dynamodb.UpdateItem",
         "dynamodb.UpdateItem",
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
         "kms.GenerateMac",
         "dynamodb.UpdateItem",
         "sns.Publish",
-        "dynamodb.GetItem",
     ),
     "ClientOtpVerifyFunction": (
         *_REST,
         "dynamodb.GetItem",
         "kms.VerifyMac",
-        "dynamodb.GetItem",
         "dynamodb.UpdateItem",
-        "dynamodb.GetItem",
     ),
     "ClientInstantLinkFunction": (
         *_REST,
         "dynamodb.GetItem",
         "dynamodb.UpdateItem",
         "dynamodb.UpdateItem",
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
         "dynamodb.UpdateItem",
         "dynamodb.PutItem",
         "sns.Publish",
-        "dynamodb.GetItem",
     ),
     "InstantLinkFunction": (
         "dynamodb.UpdateItem",
@@ -186,28 +176,6 @@ _KINDS = (Fault.THROTTLE, Fault.SERVER, Fault.TIMEOUT)
 # Every fault kind on every call of these: a staged step, a key binding, an SMS.
 _ALL_KINDS = ("CompleteFunction", "UnifyStatusFunction", "ClientOtpFunction")
 
-# Cases that fail for a reason too big to fix here: (function, call index, layer) -> reason.
-_SPENT = (
-    "the hourly SMS budget (sms-number, sms-client counters) is spent before the session's write and "
-    "the SNS Publish, and nothing gives it back when a later call fails: the retried send counts a "
-    "second text in the budget for one text sent (needs a refund on the RateLimiter port)"
-)
-_UNSENT = (
-    "SNS Publish failed after the session's write had counted the send (and the budget was spent): "
-    "the retry is a resend, so the flow's send count and the budget count two texts for one sent "
-    "(needs a pending-send record the retry delivers instead of counting a new send)"
-)
-_SENT = (
-    "a DynamoDB read made after the SNS Publish (for the answer) failed, so the caller sees 8000 for "
-    "a text that went out; its retry is a resend and the number gets two texts (needs the answer "
-    "built without a read after the send)"
-)
-KNOWN: dict[tuple[str, int, str], str] = {
-    **{(function, index, "api"): _SPENT for function in _SMS for index in range(4, 9)},
-    **{(function, 9, "api"): _UNSENT for function in _SMS},
-    **{(function, 10, "api"): _SENT for function in _SMS},
-}
-
 
 def _cases() -> Iterator[Any]:
     for route_number, (function, calls) in enumerate(CALLS.items()):
@@ -221,12 +189,8 @@ def _cases() -> Iterator[Any]:
 
 
 def _case(function: str, index: int, call: str, kind: Fault, layer: Layer) -> Any:
-    marks = []
-    reason = KNOWN.get((function, index, layer.value))
-    if reason:
-        marks.append(pytest.mark.xfail(strict=True, reason=reason))
     return pytest.param(
-        function, index, kind, layer, id=f"{function}-{index}-{call}-{kind.value}-{layer.value}", marks=marks
+        function, index, kind, layer, id=f"{function}-{index}-{call}-{kind.value}-{layer.value}"
     )
 
 
@@ -296,6 +260,10 @@ def test_a_failed_aws_call_leaves_a_retryable_request(
     if scenario.phone is not None and scenario.texts:
         assert sent == scenario.texts * successes, f"{sent} texts for {successes} successes"
     assert _sms_budget_spent(api) - budget_before == sent
+    # and the flow counted those texts only: its sends left are what one clean send leaves
+    if scenario.texts and again.status == scenario.ok:
+        method = "otp" if again.json().get("otp") else "instantLink"
+        assert again.json()[method]["sendsLeft"] == MAX_SENDS - sent, again.body
     # and no device key is half bound: a binding flow's key is in the table exactly when it succeeded
     if scenario.binds:
         bound = [answer.json()["deviceId"] for answer in (first, again) if answer.status == scenario.ok]

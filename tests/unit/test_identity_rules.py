@@ -63,8 +63,8 @@ def test_an_ssn_that_can_be_issued_is_possible(ssn: str) -> None:
     assert ssn_problem(ssn) is None
 
 
-def test_the_sandbox_area_numbers_from_900_stay_accepted() -> None:
-    # The Sandbox's people carry 9xx SSNs because no real person has one (docs/decisions.md)
+def test_area_numbers_from_900_stay_accepted() -> None:
+    # ITINs (9xx) go in the SSN field for people without an SSN (docs/decisions.md)
     assert ssn_problem("911456711") is None
     assert ssn_problem("911-45-6711", full=True) is None
 

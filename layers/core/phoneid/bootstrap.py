@@ -430,7 +430,6 @@ class Container:
     def device_key_client(self) -> DeviceKeyClient:
         return DeviceKeyClient(
             steps=self.steps,
-            clients=self.clients,
             device_keys=self.device_keys,
             catalogue=self.catalogue,
             possession=self.possession,

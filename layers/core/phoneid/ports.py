@@ -127,6 +127,10 @@ class RateLimiter(Protocol):
         """The hits so far of each ``(key, window_start)``, in order (0 for none); counts nothing."""
         ...
 
+    def release(self, key: str, window_start: int) -> None:
+        """Take back one hit counted for ``key`` in that window: what it counted did not happen."""
+        ...
+
 
 class SmsSender(Protocol):
     def send(self, phone_number: str, text: str) -> None: ...

@@ -25,22 +25,30 @@ def _allow(principal: str, method_arn: str, context: dict[str, str]) -> dict[str
     }
 
 
+def _caller_context(caller: Caller) -> dict[str, str]:
+    return {
+        "clientId": caller.client_id,
+        "solution": caller.solution.value,
+        "countries": ",".join(sorted(caller.allowed_countries)),
+        "flags": ",".join(sorted(f.value for f in caller.flags)),
+    }
+
+
 def allow_policy(caller: Caller, method_arn: str) -> dict[str, Any]:
     """The integrator's decision: its client id, solution, countries and flags travel to the handlers."""
-    return _allow(
-        caller.client_id,
-        method_arn,
-        {
-            "clientId": caller.client_id,
-            "solution": caller.solution.value,
-            "countries": ",".join(sorted(caller.allowed_countries)),
-            "flags": ",".join(sorted(f.value for f in caller.flags)),
-        },
-    )
+    return _allow(caller.client_id, method_arn, _caller_context(caller))
 
 
 def allow_flow_policy(flow: FlowToken, method_arn: str) -> dict[str, Any]:
-    """The client API's decision: this authToken may act on its own flow only."""
+    """The client API's decision: this authToken may act on its own flow only. The client's facts
+    travel too, so no handler reads the client again (they may lag a change by the cache's TTL, as
+    the decision itself does)."""
     return _allow(
-        flow.correlation_id, method_arn, {"clientId": flow.client_id, "correlationId": flow.correlation_id}
+        flow.correlation_id,
+        method_arn,
+        {
+            **_caller_context(flow.caller),
+            "correlationId": flow.correlation_id,
+            "publicApiKey": flow.public_api_key,
+        },
     )

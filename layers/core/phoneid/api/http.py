@@ -108,27 +108,31 @@ def _frames(error: BaseException) -> list[str]:
 
 
 def caller(app: APIGatewayRestResolver) -> Caller:
-    """The client the authorizer established; its context carries only strings."""
-    context = app.current_event.request_context.authorizer.raw_event or {}
-    client_id = context.get("clientId")
-    if not client_id:
+    """The client the authorizer established."""
+    return _caller(app.current_event.request_context.authorizer.raw_event or {})
+
+
+def _caller(context: dict[str, Any]) -> Caller:
+    """A Caller from an authorizer's context, which carries only strings."""
+    client_id, solution = context.get("clientId"), context.get("solution")
+    if not client_id or not isinstance(solution, str) or solution not in set(Solution):
         raise Unauthorized()
     countries = context.get("countries") or ALL_COUNTRIES
     flags = context.get("flags") or ""
     return Caller(
         client_id=client_id,
-        solution=Solution(context["solution"]),
+        solution=Solution(solution),
         allowed_countries=frozenset(countries.split(",")),
         flags=frozenset(Flag(f) for f in flags.split(",") if f),
     )
 
 
 def flow_token(app: APIGatewayRestResolver) -> FlowToken:
-    """The flow an authToken opened, as the client API's authorizer established."""
+    """The flow an authToken opened, and its client, as the client API's authorizer established."""
     context = app.current_event.request_context.authorizer.raw_event or {}
-    if not context.get("clientId") or not context.get("correlationId"):
+    if not context.get("correlationId"):
         raise Unauthorized()
-    return FlowToken(client_id=context["clientId"], correlation_id=context["correlationId"])
+    return FlowToken(_caller(context), context["correlationId"], context.get("publicApiKey") or "")
 
 
 def public_base_url(app: APIGatewayRestResolver) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Literal
 
 from phoneid.domain.flow import Step
@@ -15,6 +17,7 @@ __all__ = [
     "Challenge",
     "FlowType",
     "Possession",
+    "SealedChallenge",
     "Session",
     "Socket",
     "TransitionRejected",
@@ -35,6 +38,40 @@ class Challenge:
     @property
     def missing(self) -> bool:
         return self.ssn is None and self.dob is None
+
+
+class SealedChallenge(Challenge):
+    """Challenge data as stored: opened (a key-service Decrypt) only when a step reads it, so the
+    many reads that never look at it (validate, the client API) cost no decryption."""
+
+    def __init__(self, opener: Callable[[], Challenge]) -> None:
+        object.__setattr__(self, "_opener", opener)
+
+    @cached_property
+    def _opened(self) -> Challenge:
+        return self._opener()  # type: ignore[attr-defined, no-any-return]
+
+    @property
+    def ssn(self) -> str | None:
+        return self._opened.ssn
+
+    @property
+    def dob(self) -> str | None:
+        return self._opened.dob
+
+    @property
+    def missing(self) -> bool:
+        return False  # sealed only when there was something to seal
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return isinstance(other, Challenge) and (self.ssn, self.dob) == (other.ssn, other.dob)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "SealedChallenge(...)"  # never opened (nor printed) for a log line
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 import jwt
 from jwt.utils import base64url_encode
 
-from phoneid.domain.clients import Tier
+from phoneid.domain.clients import Caller, Tier
 from phoneid.domain.errors import Unauthorized
 from phoneid.domain.phone import Region
 from phoneid.ports import TokenSigner
@@ -32,10 +32,17 @@ CLOCK_SKEW = timedelta(seconds=30)
 
 @dataclass(frozen=True)
 class FlowToken:
-    """Which flow an authToken opened: the client API acts for this session only."""
+    """Which flow an authToken opened (the client API acts for this session only), and the facts
+    about its client that the authorizer read, so the handlers need not read the client again."""
 
-    client_id: str
+    caller: Caller
     correlation_id: str
+    # Public (not a secret): what a web SDK must name to use key persistence.
+    public_api_key: str = ""
+
+    @property
+    def client_id(self) -> str:
+        return self.caller.client_id
 
 
 @dataclass(frozen=True)

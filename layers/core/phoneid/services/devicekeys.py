@@ -14,15 +14,15 @@ from datetime import timedelta
 from aws_lambda_powertools import Logger
 
 from phoneid.api.models import ClientSession, KeyProofRequest, KeyRegistrationRequest, KeyRegistrationResponse
-from phoneid.domain.clients import Client, Flag
+from phoneid.domain.clients import Flag
 from phoneid.domain.devicekeys import InvalidKeyProof, KeyStatus, canonical_jwk, verify_proof
-from phoneid.domain.errors import DeviceRevoked, InvalidCorrelationId
+from phoneid.domain.errors import DeviceRevoked
 from phoneid.domain.possession import Method, PossessionClosed, passed
 from phoneid.domain.possession import failed as failed_possession
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import Possession, Session, Unify
 from phoneid.domain.tokens import FlowToken
-from phoneid.ports import ClientStore, Clock, DeviceKeyStore
+from phoneid.ports import Clock, DeviceKeyStore
 from phoneid.services.possession import POSSESSION_STEPS, MethodUnavailable
 from phoneid.services.possession import Possession as PossessionService
 from phoneid.services.sessions import SessionSteps
@@ -39,7 +39,6 @@ class DeviceKeyClient:
         self,
         *,
         steps: SessionSteps,
-        clients: ClientStore,
         device_keys: DeviceKeyStore,
         catalogue: Catalogue | None,
         possession: PossessionService,
@@ -47,23 +46,19 @@ class DeviceKeyClient:
         inactivity: timedelta,
     ) -> None:
         self._steps = steps
-        self._clients = clients
         self._device_keys = device_keys
         self._catalogue = catalogue
         self._possession = possession
         self._clock = clock
         self._inactivity = inactivity
 
-    def _client(self, token: FlowToken, public_api_key: str | None) -> Client:
+    @staticmethod
+    def _check_key_persistence(token: FlowToken, public_api_key: str | None) -> None:
         """Web SDKs name the client's public API key; their keys need the key-persistence add-on."""
-        client = self._clients.get(token.client_id)
-        if client is None or not client.enabled:
-            raise InvalidCorrelationId()
         if public_api_key is not None and (
-            Flag.KEY_PERSISTENCE not in client.flags or public_api_key != client.public_api_key
+            not token.caller.has(Flag.KEY_PERSISTENCE) or public_api_key != token.public_api_key
         ):
             raise KeyPersistenceDisabled()
-        return client
 
     @staticmethod
     def _open(session: Session) -> Unify:
@@ -75,7 +70,7 @@ class DeviceKeyClient:
         return unify
 
     def prove(self, token: FlowToken, request: KeyProofRequest) -> ClientSession:
-        self._client(token, request.publicApiKey)
+        self._check_key_persistence(token, request.publicApiKey)
         now = self._clock.now()
         key = self._device_keys.get(token.client_id, request.deviceId)
 
@@ -120,10 +115,10 @@ class DeviceKeyClient:
         )
         if revoked:
             raise DeviceRevoked()
-        return self._possession.view(token)
+        return self._possession.present(session, token.caller)
 
     def register(self, token: FlowToken, request: KeyRegistrationRequest) -> KeyRegistrationResponse:
-        self._client(token, request.publicApiKey)
+        self._check_key_persistence(token, request.publicApiKey)
         jwk = canonical_jwk(request.publicKey)
 
         def decide(session: Session) -> tuple[Session, str]:

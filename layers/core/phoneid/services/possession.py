@@ -2,13 +2,16 @@
 
 Every outcome is recorded on the session with one conditional write (``SessionSteps.update``), so
 ``validate`` (and the unified flow's status) read one truth. Messages are sent only after the write
-that counts them has succeeded, so a retried write never sends twice.
+that counts them has succeeded, so a retried write never sends twice; a message that could not be
+sent is taken back from the session and the SMS budgets, so the retried request counts it once.
+The client's facts (flags, countries, solution) come with the flow's token from the authorizer.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -16,7 +19,7 @@ from aws_lambda_powertools import Logger
 
 from phoneid.api.models import ClientSession, DeviceKeyView, InstantLinkView, MobileAuthView, OtpView
 from phoneid.domain import possession as rules
-from phoneid.domain.clients import Caller, Client, Flag
+from phoneid.domain.clients import Caller, Flag
 from phoneid.domain.errors import InvalidCorrelationId, MalformedRequest, PhoneIdError, UnauthorizedForCountry
 from phoneid.domain.flow import Step
 from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, mask, parse_phone
@@ -31,7 +34,7 @@ from phoneid.domain.possession import (
     Status,
 )
 from phoneid.domain.sandbox import Catalogue, TestUser
-from phoneid.domain.session import Session, Socket
+from phoneid.domain.session import Session, Socket, TransitionRejected
 from phoneid.domain.tokens import FlowToken
 from phoneid.ports import (
     CarrierVerifier,
@@ -105,16 +108,17 @@ class Possession:
     # --- what the client needs ---------------------------------------------------------------
 
     def view(self, token: FlowToken) -> ClientSession:
-        return self._view(self._steps.load(token.client_id, token.correlation_id))
+        return self.present(self._steps.load(token.client_id, token.correlation_id), token.caller)
 
     def _user(self, session: Session) -> TestUser | None:
         return self._catalogue.find(session.phone_number) if self._catalogue else None
 
-    def _client(self, session: Session) -> Client:
+    def _caller(self, session: Session) -> Caller:
+        """The session's client, read: for the one call that comes without an authorizer's context."""
         client = self._clients.get(session.client_id)
         if client is None or not client.enabled:
             raise InvalidCorrelationId()
-        return client
+        return client.as_caller()
 
     def _mobile_auth_offered(self, session: Session) -> bool:
         if session.flow_type != "mobile":
@@ -147,9 +151,10 @@ class Possession:
             methods.append(Method.OTP)
         return methods
 
-    def _view(self, session: Session, redirect: str | None = None) -> ClientSession:
+    def present(self, session: Session, caller: Caller, redirect: str | None = None) -> ClientSession:
+        """What the client SDK sees of a session."""
         state = session.possession
-        limits = self._rules(session)
+        limits = self._rules(session, caller)
         otp = link = None
         if session.flow_type == "mobile":
             otp = OtpView(
@@ -220,13 +225,13 @@ class Possession:
             return replace(session, flow_type=flow_type), None  # type: ignore[arg-type]
 
         session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
-        return self._view(session)
+        return self.present(session, token.caller)
 
-    def _rules(self, session: Session) -> rules.Rules:
-        client = self._clients.get(session.client_id)
+    @staticmethod
+    def _rules(session: Session, caller: Caller) -> rules.Rules:
         return rules.Rules(
             allow_otp_retry=session.allow_otp_retry,
-            number_change_enabled=client is not None and Flag.PHONE_NUMBER_CHANGE in client.flags,
+            number_change_enabled=caller.has(Flag.PHONE_NUMBER_CHANGE),
         )
 
     @staticmethod
@@ -258,7 +263,7 @@ class Possession:
         redirect = carrier.begin(
             state=state_secret, redirect_uri=redirect_uri, phone_number=session.phone_number
         )
-        return self._view(session, redirect=redirect.url)
+        return self.present(session, token.caller, redirect=redirect.url)
 
     def mobile_auth_callback(self, state: str, code: str | None, redirect_uri: str) -> ClientSession:
         """The operator's redirect: exchange the code, ask the network, record the answer once."""
@@ -294,16 +299,17 @@ class Possession:
                 possession = rules.failed(possession, Method.MOBILE_AUTH, "mobile-auth-failed")
             return replace(current, possession=possession), None
 
-        session, _ = self._steps.update(*pointer, decide)
+        caller = self._caller(session)
+        session, _ = self._steps.update(*pointer, decide, loaded=session)
         logger.info(
             "mobile auth",
             extra={"correlationId": session.correlation_id, "status": session.possession.mobile_auth.value},
         )
-        return self._view(session)
+        return self.present(session, caller)
 
     # --- SMS: OTP and Instant Link -----------------------------------------------------------
 
-    def _number(self, session: Session, text: str | None) -> PhoneNumber | None:
+    def _number(self, session: Session, text: str | None, caller: Caller) -> PhoneNumber | None:
         """A number the customer typed, checked like the one at start, and able to receive SMS."""
         if text is None:
             if session.phone_number is None:
@@ -315,27 +321,15 @@ class Possession:
             phone = parse_phone(text, self._stack.region)
         except InvalidPhoneNumber as error:
             raise MalformedRequest(problems={"phoneNumber": str(error)}) from None
-        client = self._client(session)
-        if phone.region != self._stack.region or not client.as_caller().may_use_country(phone.country):
+        if phone.region != self._stack.region or not caller.may_use_country(phone.country):
             raise UnauthorizedForCountry(
                 f"Unauthorized for country: cannot send to numbers of {phone.country}"
             )
         if not phone.mobile_capable:
             raise MalformedRequest(problems={"phoneNumber": "cannot receive SMS (not a mobile number)"})
         if self._catalogue is not None:
-            self._catalogue.select(phone.e164, Caller(client.client_id, client.solution))
+            self._catalogue.select(phone.e164, caller)
         return phone
-
-    def _prepare_send(
-        self, token: FlowToken, method: Method, phone_text: str | None
-    ) -> tuple[Session, PhoneNumber | None]:
-        session = self._steps.load(token.client_id, token.correlation_id)
-        self._require_open(session, method, self._methods(session))
-        phone = self._number(session, phone_text)
-        destination = phone.e164 if phone else session.phone_number
-        assert destination is not None
-        self._budget.spend(destination, session.client_id)
-        return session, phone
 
     def _with_number(self, session: Session, phone: PhoneNumber | None) -> tuple[Session, bool]:
         if phone is None or phone.e164 == session.phone_number:
@@ -345,25 +339,18 @@ class Possession:
         return replace(session, phone_number=phone.e164, sandbox_scenario=scenario), True
 
     def send_otp(self, token: FlowToken, phone_text: str | None) -> ClientSession:
-        _, phone = self._prepare_send(token, Method.OTP, phone_text)
-        limits: rules.Rules | None = None
-        code_holder: list[str] = []
+        codes: list[str] = []
 
-        def decide(session: Session) -> tuple[Session, None]:
-            nonlocal limits
-            self._require_open(session, Method.OTP, self._methods(session))
-            limits = self._rules(session)
-            session, new_number = self._with_number(session, phone)
-            state = rules.before_send(
-                session.possession, limits, new_number=new_number or session.possession.numbers == 0
-            )
+        def record(session: Session, state: PossessionState) -> Session:
             code = self._new_code(session)
-            code_holder[:] = [code]
+            codes[:] = [code]
             digest = self._mac.digest(_mac_message(session.correlation_id, state.sends, code))
-            return replace(session, possession=rules.otp_sent(state, digest, self._clock.now())), None
+            return replace(session, possession=rules.otp_sent(state, digest, self._clock.now()))
 
-        session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
-        return self._text(session, self._otp_text(session, code_holder[0]), "otp")
+        def message(session: Session) -> str:
+            return self._otp_text(session, codes[0])
+
+        return self._send(token, Method.OTP, phone_text, record, message, "otp")
 
     def _new_code(self, session: Session) -> str:
         user = self._user(session)
@@ -386,7 +373,7 @@ class Possession:
             correct = state.code_digest is not None and self._mac.matches(
                 _mac_message(session.correlation_id, state.sends, otp), state.code_digest
             )
-            updated = rules.otp_entered(state, self._rules(session), correct, self._clock.now())
+            updated = rules.otp_entered(state, self._rules(session, token.caller), correct, self._clock.now())
             return replace(session, possession=updated), None
 
         session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
@@ -394,40 +381,81 @@ class Possession:
             "otp entered",
             extra={"correlationId": session.correlation_id, "status": session.possession.status.value},
         )
-        return self._view(session)
+        return self.present(session, token.caller)
 
     def send_link(self, token: FlowToken, phone_text: str | None, link_base: str) -> ClientSession:
-        _, phone = self._prepare_send(token, Method.INSTANT_LINK, phone_text)
         link_token = secrets.token_urlsafe(24)  # 192 bits
 
-        def decide(session: Session) -> tuple[Session, None]:
-            self._require_open(session, Method.INSTANT_LINK, self._methods(session))
-            session, new_number = self._with_number(session, phone)
-            state = rules.before_send(
-                session.possession,
-                self._rules(session),
-                new_number=new_number or session.possession.numbers == 0,
-            )
+        def record(session: Session, state: PossessionState) -> Session:
             updated = rules.link_sent(state, secret_hash(link_token), self._clock.now())
-            return replace(session, possession=updated), None
+            return replace(session, possession=updated)
 
-        session, _ = self._steps.update(token.client_id, token.correlation_id, decide)
-        self._sessions.put_pointer("link", secret_hash(link_token), session)
-        return self._text(session, LINK_MESSAGE.format(link=f"{link_base}/l/{link_token}"), "instant link")
+        def message(session: Session) -> str:
+            self._sessions.put_pointer("link", secret_hash(link_token), session)
+            return LINK_MESSAGE.format(link=f"{link_base}/l/{link_token}")
 
-    def _text(self, session: Session, text: str, kind: str) -> ClientSession:
-        """Send the SMS the committed write counted (never before, so a retried write sends once)."""
-        assert session.phone_number is not None
-        self._sms.send(session.phone_number, text)
+        return self._send(token, Method.INSTANT_LINK, phone_text, record, message, "instant link")
+
+    def _send(
+        self,
+        token: FlowToken,
+        method: Method,
+        phone_text: str | None,
+        record: Callable[[Session, PossessionState], Session],
+        message: Callable[[Session], str],
+        kind: str,
+    ) -> ClientSession:
+        """Check, count the text in the hourly budgets, record the send on the session, then send it.
+
+        ``record`` puts the new code or link on the session; ``message`` is the text for the session
+        as written. When a step after the budget fails, the text is taken back from the budgets and
+        the session (the request failed, 8000): its retry counts the one text that goes out.
+        """
+        loaded = self._steps.load(token.client_id, token.correlation_id)
+        self._require_open(loaded, method, self._methods(loaded))
+        phone = self._number(loaded, phone_text, token.caller)
+        destination = phone.e164 if phone else loaded.phone_number
+        assert destination is not None
+        spent = self._budget.spend(destination, token.client_id)
+
+        def decide(session: Session) -> tuple[Session, Session]:
+            self._require_open(session, method, self._methods(session))
+            numbered, new_number = self._with_number(session, phone)
+            state = rules.before_send(
+                numbered.possession,
+                self._rules(numbered, token.caller),
+                new_number=new_number or numbered.possession.numbers == 0,
+            )
+            return record(numbered, state), session
+
+        written: Session | None = None
+        try:
+            written, unsent = self._steps.update(token.client_id, token.correlation_id, decide, loaded=loaded)
+            assert written.phone_number is not None
+            self._sms.send(written.phone_number, message(written))
+        except Exception:
+            self._budget.refund(spent)
+            if written is not None:
+                self._take_back(written, unsent)
+            raise
         logger.info(
             f"{kind} sent",
             extra={
-                "correlationId": session.correlation_id,
-                "phone": mask(session.phone_number),
-                "sends": session.possession.sends,
+                "correlationId": written.correlation_id,
+                "phone": mask(written.phone_number),
+                "sends": written.possession.sends,
             },
         )
-        return self._view(session)
+        return self.present(written, token.caller)
+
+    def _take_back(self, written: Session, unsent: Session) -> None:
+        """Put the session back as it was before a send that did not go out (unless it changed since)."""
+        try:
+            self._sessions.save(written, unsent, self._clock.now())
+        except (PhoneIdError, TransitionRejected):
+            logger.warning(
+                "unsent text left counted on the session", extra={"correlationId": written.correlation_id}
+            )
 
     def select_link(self, link_token: str) -> str:
         """The customer opened the link on the phone: record possession, tell the desktop, redirect."""

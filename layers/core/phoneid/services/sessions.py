@@ -39,15 +39,19 @@ class SessionSteps:
         correlation_id: str,
         decide: Callable[[Session], tuple[Session, Result]],
         keys: Callable[[Result], Sequence[DeviceKey]] = lambda _: (),
+        *,
+        loaded: Session | None = None,
     ) -> tuple[Session, Result]:
         """Read, decide, write if nothing changed meanwhile; else decide again on the fresh session.
 
         ``decide`` is pure apart from reads: it raises the caller's error, or returns the new session
         and the answer. ``keys`` names device keys the answer binds, written in the same transaction.
-        Side effects that must happen once (an SMS) come after this returns.
+        Side effects that must happen once (an SMS) come after this returns. ``loaded``: the session
+        this request has just read, decided on first instead of reading it again.
         """
         for _ in range(_ATTEMPTS):
-            session = self.load(client_id, correlation_id)
+            session = loaded or self.load(client_id, correlation_id)
+            loaded = None
             updated, result = decide(session)
             try:
                 return self._sessions.save(session, updated, self._clock.now(), keys(result)), result

@@ -85,9 +85,10 @@ class TokenService:
             max_lifetime=SESSION_LIFETIME,
         )
         client_id = claims.get("cid")
-        if not isinstance(client_id, str) or not self._usable(self._clients.get(client_id)):
+        client = self._clients.get(client_id) if isinstance(client_id, str) else None
+        if not self._usable(client):
             raise Unauthorized()
-        return FlowToken(client_id=client_id, correlation_id=str(claims["sub"]))
+        return FlowToken(client.as_caller(), str(claims["sub"]), client.public_api_key)
 
     def _usable(self, client: Client | None) -> TypeIs[Client]:
         return (

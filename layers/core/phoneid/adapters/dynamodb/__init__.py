@@ -19,7 +19,7 @@ from phoneid.domain.flow import Step
 from phoneid.domain.identity import Address, Business, Identity
 from phoneid.domain.possession import Method, MobileAuth, PossessionState
 from phoneid.domain.possession import Status as PossessionStatus
-from phoneid.domain.session import Challenge, Session, Socket, TransitionRejected, Unify
+from phoneid.domain.session import Challenge, SealedChallenge, Session, Socket, TransitionRejected, Unify
 from phoneid.domain.webhooks import Webhook
 from phoneid.ports import PiiCipher
 
@@ -245,8 +245,12 @@ class DynamoSessionStore:
         sealed = values.get("pii")
         if sealed is None:
             return session
-        opened = json.loads(self._cipher.decrypt(bytes(sealed), self._context(session)))
-        return replace(session, challenge=Challenge(ssn=opened["ssn"], dob=opened["dob"]))
+
+        def opened() -> Challenge:
+            plain = json.loads(self._cipher.decrypt(bytes(sealed), self._context(session)))
+            return Challenge(ssn=plain["ssn"], dob=plain["dob"])
+
+        return replace(session, challenge=SealedChallenge(opened))
 
     def create(self, session: Session) -> None:
         item = {
@@ -302,7 +306,7 @@ class DynamoSessionStore:
             else:
                 sets.append(f"#a{index} = :v{index}")
                 values[f":v{index}"] = value
-        if saved.challenge != old.challenge:
+        if saved.challenge is not old.challenge and saved.challenge != old.challenge:
             names["#pii"] = "pii"
             sealed = self._seal(saved)
             if sealed is None:
@@ -546,6 +550,10 @@ class DynamoIdentityStore:
         )
 
 
+class _NothingToRelease(Exception):
+    pass
+
+
 class DynamoRateLimiter:
     def __init__(self, dynamodb: Any, table: str) -> None:
         self._db = dynamodb
@@ -565,6 +573,19 @@ class DynamoRateLimiter:
                 ReturnValues="UPDATED_NEW",
             )
         return int(response["Attributes"]["hits"]["N"])
+
+    def release(self, key: str, window_start: int) -> None:
+        try:
+            with provider_errors("rate limit", condition_failed=_NothingToRelease):
+                self._db.update_item(
+                    TableName=self._table,
+                    Key={"pk": {"S": f"{key}#{window_start}"}},
+                    UpdateExpression="ADD hits :minus_one",
+                    ConditionExpression="hits > :zero",
+                    ExpressionAttributeValues={":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
+                )
+        except _NothingToRelease:
+            pass  # never below zero: a window that expired meanwhile has nothing to give back
 
     def counts(self, keys: Sequence[tuple[str, int]]) -> list[int]:
         names = [f"{key}#{window_start}" for key, window_start in keys]
