@@ -57,7 +57,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the tests package, for its harness
+# bench/ off the path, where http.py would shadow the standard module; the repository (its tests
+# package) first.
+if str(Path(__file__).resolve().parent) in sys.path:
+    sys.path.remove(str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 BIN = Path(sys.executable).parent
 
 from phoneid.dev.emulation import FAKE_CREDENTIALS, free_port  # noqa: E402

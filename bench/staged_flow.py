@@ -15,7 +15,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package, for its harness
+# bench/ off the path, where http.py would shadow the standard module; the repository (its tests
+# package) first.
+if str(Path(__file__).resolve().parent) in sys.path:
+    sys.path.remove(str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from phoneid.dev.emulation import FAKE_CREDENTIALS
 

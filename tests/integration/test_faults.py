@@ -2,8 +2,10 @@
 
 Each REST route of the template (``phoneid.dev.template.template().routes``) has a scenario in
 ``tests/fault_scenarios.py``: a fresh Sandbox stack on moto, the flow walked up to the request, then
-the request itself. ``CALLS`` lists the botocore calls that request makes, in order, as recorded by
-``test_each_route_makes_the_calls_listed`` (it fails, naming the route, when code changes them).
+the request itself. ``CALLS`` lists the botocore calls that request makes, in order, read from
+docs/performance.md ("AWS calls per request", which says why each is made);
+``test_each_route_makes_the_calls_listed`` fails, naming the route, when the code and that section
+differ.
 
 Then, per (route, call index, fault), the call fails once and the suite checks what a caller sees:
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,128 +49,31 @@ from tests.fault_scenarios import SCENARIOS, Scenario
 from tests.faults import Fault, Injector, Layer, installed
 from tests.harness import Api
 
-# The botocore calls each route's happy path makes, in order (service.Operation).
-_REST = ("dynamodb.GetItem", "dynamodb.UpdateItem")  # the authorizer's client read, the rate limit
-CALLS: dict[str, tuple[str, ...]] = {
-    "TokenFunction": (
-        "dynamodb.UpdateItem",
-        "dynamodb.BatchGetItem",
-        "dynamodb.GetItem",
-        "dynamodb.PutItem",
-        "kms.GetPublicKey",
-        "kms.Sign",
-    ),
-    "JwksFunction": ("dynamodb.UpdateItem", "kms.GetPublicKey"),
-    "StartFunction": (*_REST, "dynamodb.PutItem", "kms.Sign"),
-    "ValidateFunction": (*_REST, "dynamodb.GetItem", "dynamodb.UpdateItem"),
-    "ChallengeFunction": (*_REST, "dynamodb.GetItem", "kms.Encrypt", "dynamodb.UpdateItem"),
-    "CompleteFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
-        "kms.Decrypt",
-        "dynamodb.UpdateItem",
-    ),
-    "UnifyFunction": (*_REST, "dynamodb.PutItem", "kms.Sign"),
-    "UnifyStatusFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
-        "kms.GenerateMac",
-        "dynamodb.TransactWriteItems",
-    ),
-    "UnifyBindFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
-        "kms.GenerateMac",
-        "dynamodb.TransactWriteItems",
-    ),
-    "DeviceRevokeFunction": (*_REST, "dynamodb.UpdateItem"),
-    "ClientDeviceKeyFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
-        "dynamodb.UpdateItem",
-    ),
-    "ClientDeviceKeyRegisterFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.UpdateItem",
-    ),
-    "VerifyFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.BatchGetItem",
-        "kms.Encrypt",
-        "dynamodb.TransactWriteItems",
-        "kms.GenerateMac",
-    ),
-    "VerifyBatchFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.BatchGetItem",
-        "kms.Encrypt",
-        "dynamodb.TransactWriteItems",
-        "kms.GenerateMac",
-    ),
-    "ClientSessionFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-    ),
-    "ClientMobileAuthFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.UpdateItem",
-        "dynamodb.PutItem",
-    ),
-    "MobileAuthCallbackFunction": (
-        "dynamodb.UpdateItem",
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
-        "dynamodb.UpdateItem",
-    ),
-    "ClientOtpFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.UpdateItem",
-        "dynamodb.UpdateItem",
-        "kms.GenerateMac",
-        "dynamodb.UpdateItem",
-        "sns.Publish",
-    ),
-    "ClientOtpVerifyFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "kms.VerifyMac",
-        "dynamodb.UpdateItem",
-    ),
-    "ClientInstantLinkFunction": (
-        *_REST,
-        "dynamodb.GetItem",
-        "dynamodb.UpdateItem",
-        "dynamodb.UpdateItem",
-        "dynamodb.UpdateItem",
-        "dynamodb.PutItem",
-        "sns.Publish",
-    ),
-    "InstantLinkFunction": (
-        "dynamodb.UpdateItem",
-        "dynamodb.GetItem",
-        "dynamodb.GetItem",
-        "dynamodb.UpdateItem",
-        "execute-api.PostToConnection",
-    ),
-    "IdentityEnrollFunction": (*_REST, "dynamodb.BatchGetItem", "dynamodb.TransactWriteItems"),
-    "IdentityBatchFunction": (*_REST, "dynamodb.BatchGetItem", "dynamodb.TransactWriteItems"),
-    "IdentityListFunction": (*_REST, "dynamodb.Query"),
-    "IdentityGetFunction": (*_REST, "dynamodb.GetItem"),
-    "IdentityDisenrollFunction": (*_REST, "dynamodb.GetItem", "dynamodb.TransactWriteItems"),
-    "IdentityActivateFunction": (*_REST, "dynamodb.UpdateItem"),
-    "IdentityDeactivateFunction": (*_REST, "dynamodb.UpdateItem"),
-    "IdentityLookupFunction": (*_REST, "dynamodb.Query"),
-}
+# The botocore calls each route's happy path makes, in order (service.Operation), as docs/performance.md
+# lists them: the document is the table this suite holds the code to.
+_PERFORMANCE_DOC = Path(__file__).resolve().parents[2] / "docs" / "performance.md"
+_LISTED_CALL = re.compile(r"^\d+\. `([\w-]+\.\w+)`", re.MULTILINE)
+
+
+def documented_calls() -> dict[str, tuple[str, ...]]:
+    """Per route's function, its calls: the authorizer's two (the section's introduction lists them
+    once) for routes behind one, then the route's own."""
+    section = _PERFORMANCE_DOC.read_text().split("\n## AWS calls per request\n", 1)[1].split("\n## ", 1)[0]
+    introduction, *blocks = re.split(r"^### ", section, flags=re.MULTILINE)
+    authorized = tuple(_LISTED_CALL.findall(introduction))
+    routes = {f"{route.method} {route.path}": route for route in template().routes}
+    calls = {}
+    for block in blocks:
+        heading, _, body = block.partition("\n")
+        named = re.fullmatch(r"`([A-Z]+ \S+)`", heading.strip())
+        if named is None:
+            continue  # prose, not a route
+        route = routes[named.group(1)]
+        calls[route.function] = (authorized if route.authorizer else ()) + tuple(_LISTED_CALL.findall(body))
+    return calls
+
+
+CALLS = documented_calls()
 
 # Routes behind a Lambda authorizer: their first call is the authorizer's read of the client.
 _AUTHORIZED = {route.function for route in template().routes if route.authorizer is not None}

@@ -9,7 +9,10 @@ import json
 import os
 import struct
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -110,46 +113,84 @@ def _canonical(context: Mapping[str, str]) -> bytes:
     return json.dumps(dict(context), sort_keys=True, separators=(",", ":")).encode()
 
 
-class KmsPiiCipher:
-    """Each ciphertext is bound to its record by the encryption context (and CloudTrail shows it).
+# Context entries that name one record; a data key is bound to the others (the client, the use), so
+# it seals many records of one client and use, and each record is bound to its whole context by the
+# AES-GCM associated data.
+_RECORD_NAMES = frozenset({"correlationId", "phoneNumber", "serviceId"})
+# How long, and for how many records, an instance seals with one data key (then asks for a new one),
+# and how long it keeps a data key it unwrapped to open records.
+_SEAL_SECONDS = 300.0
+_SEAL_RECORDS = 10_000
+_OPEN_SECONDS = 900.0
+_OPEN_KEYS = 512
 
-    One record: KMS Encrypt with the record's context. Many records at once (a Connect chunk's new
-    identities): one KMS data key for all of them, bound to the context entries they share (the
-    client, the use), and each record sealed with AES-256-GCM under it with the record's whole
-    context (its serviceId included) as associated data. A sealed record moved to another record,
-    or another client, does not open: the per-record binding is the same, the KMS calls one.
+
+@dataclass
+class _SealingKey:
+    aead: AESGCM
+    head: bytes  # magic, the bound context names and the wrapped key: the start of every envelope
+    until: float
+    records_left: int
+
+
+class KmsPiiCipher:
+    """Envelope encryption with KMS data keys, cached (the AWS Encryption SDK's caching pattern).
+
+    A data key comes from KMS bound (by the encryption context) to what the records it seals share:
+    the client and the use, never one record's id. Each record is sealed with AES-256-GCM under it,
+    its whole context (correlationId, phone number or serviceId included) as associated data. A
+    sealed record moved to another record, or another client, does not open: the per-record binding
+    is the same as KMS's own, while one KMS call serves all the records a key seals for five minutes
+    in one instance, and one Decrypt opens them all for fifteen. CloudTrail shows the data key's use,
+    not each record's (docs/decisions.md). Ciphertexts of KMS Encrypt itself still open.
     """
 
-    def __init__(self, kms: Any, key_id: str) -> None:
+    def __init__(self, kms: Any, key_id: str, clock: Callable[[], float] = time.monotonic) -> None:
         self._kms = kms
         self._key_id = key_id
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._sealing: dict[bytes, _SealingKey] = {}
+        self._opening: OrderedDict[tuple[bytes, bytes], tuple[AESGCM, float]] = OrderedDict()
 
     def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes:
-        with provider_errors("PII encryption"):
-            response = self._kms.encrypt(
-                KeyId=self._key_id, Plaintext=plaintext, EncryptionContext=dict(context)
-            )
-        return bytes(response["CiphertextBlob"])
+        return self.encrypt_many([(plaintext, context)])[0]
 
     def encrypt_many(self, records: Sequence[tuple[bytes, Mapping[str, str]]]) -> list[bytes]:
-        if len(records) <= 1:
-            return [self.encrypt(plaintext, context) for plaintext, context in records]
-        shared = dict(records[0][1])
+        if not records:
+            return []
+        shared = {name: value for name, value in records[0][1].items() if name not in _RECORD_NAMES}
         for _, context in records[1:]:
             shared = {name: value for name, value in shared.items() if context.get(name) == value}
-        with provider_errors("PII encryption"):
-            response = self._kms.generate_data_key(
-                KeyId=self._key_id, KeySpec="AES_256", EncryptionContext=shared
-            )
-        aead = AESGCM(bytes(response["Plaintext"]))
-        names = json.dumps(sorted(shared), separators=(",", ":")).encode()
-        wrapped = bytes(response["CiphertextBlob"])
-        head = _ENVELOPE + struct.pack(">HH", len(names), len(wrapped)) + names + wrapped
+        key = self._sealing_key(shared, len(records))
         sealed = []
         for plaintext, context in records:
             nonce = os.urandom(_NONCE)
-            sealed.append(head + nonce + aead.encrypt(nonce, plaintext, _canonical(context)))
+            sealed.append(key.head + nonce + key.aead.encrypt(nonce, plaintext, _canonical(context)))
         return sealed
+
+    def _sealing_key(self, shared: Mapping[str, str], records: int) -> _SealingKey:
+        now, bound = self._clock(), _canonical(shared)
+        with self._lock:
+            key = self._sealing.get(bound)
+            if key is not None and key.until > now and key.records_left >= records:
+                key.records_left -= records
+                return key
+        with provider_errors("PII encryption"):
+            response = self._kms.generate_data_key(
+                KeyId=self._key_id, KeySpec="AES_256", EncryptionContext=dict(shared)
+            )
+        names = json.dumps(sorted(shared), separators=(",", ":")).encode()
+        wrapped = bytes(response["CiphertextBlob"])
+        key = _SealingKey(
+            aead=AESGCM(bytes(response["Plaintext"])),
+            head=_ENVELOPE + struct.pack(">HH", len(names), len(wrapped)) + names + wrapped,
+            until=now + _SEAL_SECONDS,
+            records_left=max(_SEAL_RECORDS - records, 0),
+        )
+        with self._lock:
+            self._sealing[bound] = key
+        return key
 
     def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes:
         if ciphertext.startswith(_ENVELOPE):
@@ -173,12 +214,30 @@ class KmsPiiCipher:
             shared = {name: context[name] for name in names}
         except (struct.error, ValueError, KeyError, TypeError) as error:
             raise internal_error("PII decryption", error) from error
-        with provider_errors("PII decryption"):
-            response = self._kms.decrypt(KeyId=self._key_id, CiphertextBlob=wrapped, EncryptionContext=shared)
         try:
-            return AESGCM(bytes(response["Plaintext"])).decrypt(nonce, body, _canonical(context))
+            return self._opening_key(wrapped, shared).decrypt(nonce, body, _canonical(context))
         except InvalidTag as error:
             raise internal_error("PII decryption", error) from error
+
+    def _opening_key(self, wrapped: bytes, shared: Mapping[str, str]) -> AESGCM:
+        """The data key, unwrapped by KMS for this bound context, or as unwrapped before. Keyed by the
+        context too: a cached key opens only what KMS would have opened."""
+        now, cache_key = self._clock(), (wrapped, _canonical(shared))
+        with self._lock:
+            cached = self._opening.get(cache_key)
+            if cached is not None and cached[1] > now:
+                self._opening.move_to_end(cache_key)
+                return cached[0]
+        with provider_errors("PII decryption"):
+            response = self._kms.decrypt(
+                KeyId=self._key_id, CiphertextBlob=wrapped, EncryptionContext=dict(shared)
+            )
+        aead = AESGCM(bytes(response["Plaintext"]))
+        with self._lock:
+            self._opening[cache_key] = (aead, now + _OPEN_SECONDS)
+            while len(self._opening) > _OPEN_KEYS:
+                self._opening.popitem(last=False)
+        return aead
 
 
 class KmsCodeMac:
