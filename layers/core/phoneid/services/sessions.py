@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
 from typing import TypeVar
+
+from aws_lambda_powertools import Logger
 
 from phoneid.domain.devicekeys import DeviceKey
 from phoneid.domain.errors import InternalError, InvalidCorrelationId
 from phoneid.domain.flow import Step, check_turn
 from phoneid.domain.session import Session, TransitionRejected
 from phoneid.ports import Clock, SessionStore
+
+logger = Logger(child=True)
 
 Result = TypeVar("Result")
 
@@ -57,4 +62,11 @@ class SessionSteps:
                 return self._sessions.save(session, updated, self._clock.now(), keys(result)), result
             except TransitionRejected:
                 continue
-        raise InternalError("Internal error: the session is changing too fast; retry the request")
+        reference = uuid.uuid4().hex[:12]
+        logger.error(
+            "session changed under every attempt",
+            extra={"reference": reference, "correlationId": correlation_id, "attempts": _ATTEMPTS},
+        )
+        raise InternalError(
+            f"Internal error: the session is changing too fast; retry the request (reference {reference})"
+        )
