@@ -1,7 +1,7 @@
 """POST /v3/challenge: checks SSN or date of birth and returns the individual."""
 
 from phoneid.api.http import caller, entrypoint, make_app
-from phoneid.api.models import ChallengeRequest, ChallengeResponse
+from phoneid.api.staged_models import ChallengeRequest, ChallengeResponse
 from phoneid.bootstrap import container
 
 app = make_app()

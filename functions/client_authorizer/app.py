@@ -5,9 +5,9 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from phoneid.api.authorizer import allow_flow_policy
-from phoneid.api.http import logger
 from phoneid.bootstrap import container
 from phoneid.domain.errors import Unauthorized
+from phoneid.tasks import logger
 
 
 @logger.inject_lambda_context

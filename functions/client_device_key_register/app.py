@@ -1,7 +1,7 @@
 """POST /client/v1/device-key/register: a new key, bound when the flow succeeds."""
 
+from phoneid.api.client_models import KeyRegistrationRequest, KeyRegistrationResponse
 from phoneid.api.http import entrypoint, flow_token, make_app
-from phoneid.api.models import KeyRegistrationRequest, KeyRegistrationResponse
 from phoneid.bootstrap import container
 
 app = make_app(browser=True)

@@ -1,7 +1,7 @@
 """POST /client/v1/instant-link: texts the Instant Link (first send, resend, or to a changed number)."""
 
+from phoneid.api.client_models import ClientSession, PhoneNumberRequest
 from phoneid.api.http import entrypoint, flow_token, make_app, public_base_url
-from phoneid.api.models import ClientSession, PhoneNumberRequest
 from phoneid.bootstrap import container
 
 app = make_app(browser=True)

@@ -1,7 +1,7 @@
 """POST /client/v1/mobile-auth: starts Mobile Auth; the SDK fetches the returned URL."""
 
+from phoneid.api.client_models import ClientSession
 from phoneid.api.http import entrypoint, flow_token, make_app, public_base_url
-from phoneid.api.models import ClientSession
 from phoneid.bootstrap import container
 
 app = make_app(browser=True)

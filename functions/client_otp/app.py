@@ -1,7 +1,7 @@
 """POST /client/v1/otp: sends the code (first send, resend, or to a changed number)."""
 
+from phoneid.api.client_models import ClientSession, PhoneNumberRequest
 from phoneid.api.http import entrypoint, flow_token, make_app
-from phoneid.api.models import ClientSession, PhoneNumberRequest
 from phoneid.bootstrap import container
 
 app = make_app(browser=True)

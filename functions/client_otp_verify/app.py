@@ -1,7 +1,7 @@
 """POST /client/v1/otp/verify: one entry of the code the customer received."""
 
+from phoneid.api.client_models import ClientSession, OtpRequest
 from phoneid.api.http import entrypoint, flow_token, make_app
-from phoneid.api.models import ClientSession, OtpRequest
 from phoneid.bootstrap import container
 
 app = make_app(browser=True)

@@ -3,8 +3,8 @@
 A unified flow's SDK may say here whether it runs the mobile or the desktop flow.
 """
 
+from phoneid.api.client_models import ClientSession, FlowChoice
 from phoneid.api.http import entrypoint, flow_token, make_app
-from phoneid.api.models import ClientSession, FlowChoice
 from phoneid.bootstrap import container
 
 app = make_app(browser=True)

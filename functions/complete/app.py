@@ -1,7 +1,7 @@
 """POST /v3/complete: verifies the individual and returns the evaluation."""
 
 from phoneid.api.http import caller, entrypoint, make_app
-from phoneid.api.models import CompleteRequest, CompleteResponse
+from phoneid.api.staged_models import CompleteRequest, CompleteResponse
 from phoneid.bootstrap import container
 
 app = make_app()

@@ -1,7 +1,7 @@
 """POST /v3/device/revoke: revokes one of the calling client's device keys."""
 
 from phoneid.api.http import caller, entrypoint, make_app
-from phoneid.api.models import RevokeRequest, RevokeResponse
+from phoneid.api.unify_models import RevokeRequest, RevokeResponse
 from phoneid.bootstrap import container
 
 app = make_app()

@@ -7,7 +7,7 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from phoneid.api.http import entrypoint, make_app, source_address
 from phoneid.bootstrap import container
-from phoneid.services.possession import LinkUnusable
+from phoneid.domain.possession import LinkUnusable
 
 app = make_app()
 

@@ -4,8 +4,8 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from phoneid.api.client_models import ClientSession
 from phoneid.api.http import entrypoint, make_app, public_base_url, source_address
-from phoneid.api.models import ClientSession
 from phoneid.bootstrap import container
 
 app = make_app(browser=True)

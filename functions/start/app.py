@@ -1,7 +1,7 @@
 """POST /v3/start: begins a staged possession flow."""
 
 from phoneid.api.http import caller, entrypoint, make_app, public_base_url
-from phoneid.api.models import StartRequest, StartResponse
+from phoneid.api.staged_models import StartRequest, StartResponse
 from phoneid.bootstrap import container
 
 app = make_app()

@@ -3,7 +3,7 @@
 from typing import Any
 
 from phoneid.api.http import entrypoint, make_app, parse_form, source_address
-from phoneid.api.models import TokenResponse
+from phoneid.api.token_models import TokenResponse
 from phoneid.bootstrap import container
 from phoneid.domain.errors import MalformedRequest
 

@@ -1,7 +1,7 @@
 """POST /v3/unify: begins a unified authentication."""
 
 from phoneid.api.http import caller, entrypoint, make_app, public_base_url
-from phoneid.api.models import UnifyRequest, UnifyResponse
+from phoneid.api.unify_models import UnifyRequest, UnifyResponse
 from phoneid.bootstrap import container
 
 app = make_app()

@@ -1,7 +1,7 @@
 """POST /v3/unify-bind: binds the registered device key when the integrator did possession itself."""
 
 from phoneid.api.http import caller, entrypoint, make_app
-from phoneid.api.models import UnifyCorrelationRequest, UnifyStatusResponse
+from phoneid.api.unify_models import UnifyCorrelationRequest, UnifyStatusResponse
 from phoneid.bootstrap import container
 
 app = make_app()

@@ -1,7 +1,7 @@
 """POST /v3/unify-status: the outcome of a unified authentication; binds the device key on success."""
 
 from phoneid.api.http import caller, entrypoint, make_app
-from phoneid.api.models import UnifyCorrelationRequest, UnifyStatusResponse
+from phoneid.api.unify_models import UnifyCorrelationRequest, UnifyStatusResponse
 from phoneid.bootstrap import container
 
 app = make_app()

@@ -1,7 +1,7 @@
 """POST /v3/validate: reports the possession result of a staged flow."""
 
 from phoneid.api.http import caller, entrypoint, make_app
-from phoneid.api.models import CorrelationRequest, ValidateResponse
+from phoneid.api.staged_models import CorrelationRequest, ValidateResponse
 from phoneid.bootstrap import container
 
 app = make_app()

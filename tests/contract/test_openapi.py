@@ -12,7 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from phoneid.api import identity_models, models, verify_models
+from phoneid.api import (
+    client_models,
+    identity_models,
+    models,
+    staged_models,
+    token_models,
+    unify_models,
+    verify_models,
+)
 from phoneid.dev.openapi import OPENAPI_PATH, render
 from phoneid.dev.template import template
 
@@ -231,7 +239,16 @@ _FORMATS = {"date": date.fromisoformat}
 
 def _models() -> dict[str, type[BaseModel]]:
     found: dict[str, type[BaseModel]] = {}
-    for module in (models, identity_models, verify_models):
+    modules = (
+        models,
+        staged_models,
+        token_models,
+        unify_models,
+        client_models,
+        identity_models,
+        verify_models,
+    )
+    for module in modules:
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, BaseModel):
                 found[value.__name__] = value

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from phoneid.api.errors import error_body, from_validation, proxy_response, request_fields, unexpected
-from phoneid.api.models import CompleteRequest, StartRequest
+from phoneid.api.staged_models import CompleteRequest, StartRequest
 from phoneid.domain.errors import (
     InternalError,
     InvalidCorrelationId,

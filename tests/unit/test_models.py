@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from phoneid.api.models import (
+from phoneid.api.staged_models import (
     ChallengeRequest,
     ChallengeResponse,
     CompleteRequest,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from phoneid.api.models import ChallengeRequest, CompleteRequest, Individual, StartRequest
+from phoneid.api.staged_models import ChallengeRequest, CompleteRequest, Individual, StartRequest
 from phoneid.domain.errors import MalformedRequest, UnauthorizedForCountry
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Possession

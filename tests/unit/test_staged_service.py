@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from phoneid.api.models import ChallengeRequest, CompleteRequest, Individual, StartRequest
+from phoneid.api.staged_models import ChallengeRequest, CompleteRequest, Individual, StartRequest
 from phoneid.domain import tokens
 from phoneid.domain.clients import Caller, Solution
 from phoneid.domain.errors import (

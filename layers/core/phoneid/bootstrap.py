@@ -1,7 +1,9 @@
 """Composition root: builds the real adapters once per container, on first use.
 
-Every part is a cached property, so nothing is built (and no client made) at import time. Tests
-replace parts with ``override(clock=FakeClock(), ...)`` and start over with ``reset()``.
+Every part is a cached property, so nothing is built (and no client made) at import time; each
+part imports its own module when it is first asked for, so a handler loads only the services and
+adapters it uses. Tests replace parts with ``override(clock=FakeClock(), ...)`` and start over with
+``reset()``.
 """
 
 from __future__ import annotations
@@ -14,63 +16,61 @@ from phoneid.config import Settings
 
 if TYPE_CHECKING:
     from phoneid.adapters.camara_signals import CamaraNetworkClient
+    from phoneid.domain.sandbox import Catalogue
+    from phoneid.domain.tokens import Audience
     from phoneid.ports import (
+        ActivityLog,
         BatchStates,
         CallForwardingSource,
+        CarrierVerifier,
+        ChangeEventLog,
+        ClientStore,
+        Clock,
+        CodeMac,
+        ConnectProfiles,
+        DeviceKeyStore,
         DeviceStatusSource,
         EnrollmentStore,
+        IdentitySource,
+        IdentityStore,
+        KeyedDigest,
         KycMatchSource,
         Mailer,
         MonitorStateStore,
         NumberRecyclingSource,
         ObjectStore,
+        PiiCipher,
+        RateLimiter,
+        RefreshTokenStore,
+        SessionStore,
+        SignalLists,
         SimSwapSource,
+        SmsSender,
+        SocketNotifier,
         TenureSource,
+        TokenSigner,
         WebhookQueue,
         WebhookSender,
     )
+    from phoneid.services.budget import SendBudget
+    from phoneid.services.clients import ClientAdmin
     from phoneid.services.connect import ConnectBatches
     from phoneid.services.connect_onboarding import ConnectOnboarding, SftpUsers
+    from phoneid.services.devicekeys import DeviceKeyClient
+    from phoneid.services.identities import IdentityImport
     from phoneid.services.identity_manager import IdentityManager
     from phoneid.services.monitor import ChangeMonitor
     from phoneid.services.policies import PolicyBook
+    from phoneid.services.possession import Possession
+    from phoneid.services.ratelimit import AuthThrottle, RateLimit
+    from phoneid.services.sessions import SessionSteps
     from phoneid.services.signal_lists import SignalListImport
     from phoneid.services.signals import Gatherer
+    from phoneid.services.staged import Stack, StagedFlow
+    from phoneid.services.tokens import TokenService
+    from phoneid.services.unify import UnifyFlow
     from phoneid.services.verify import VerifyService
     from phoneid.services.webhooks import WebhookDelivery
-from phoneid.domain.sandbox import Catalogue
-from phoneid.domain.tokens import Audience
-from phoneid.ports import (
-    ActivityLog,
-    CarrierVerifier,
-    ChangeEventLog,
-    ClientStore,
-    Clock,
-    CodeMac,
-    ConnectProfiles,
-    DeviceKeyStore,
-    IdentitySource,
-    IdentityStore,
-    KeyedDigest,
-    PiiCipher,
-    RateLimiter,
-    RefreshTokenStore,
-    SessionStore,
-    SignalLists,
-    SmsSender,
-    SocketNotifier,
-    TokenSigner,
-)
-from phoneid.services.budget import SendBudget
-from phoneid.services.clients import ClientAdmin
-from phoneid.services.devicekeys import DeviceKeyClient
-from phoneid.services.identities import IdentityImport
-from phoneid.services.possession import Possession
-from phoneid.services.ratelimit import AuthThrottle, RateLimit
-from phoneid.services.sessions import SessionSteps
-from phoneid.services.staged import Stack, StagedFlow
-from phoneid.services.tokens import TokenService
-from phoneid.services.unify import UnifyFlow
 
 
 class Container:
@@ -163,6 +163,8 @@ class Container:
 
     @cached_property
     def catalogue(self) -> Catalogue | None:
+        from phoneid.domain.sandbox import Catalogue
+
         return Catalogue.load(self.settings.region) if self.settings.tier == "sandbox" else None
 
     @cached_property
@@ -356,10 +358,14 @@ class Container:
 
     @cached_property
     def audience(self) -> Audience:
+        from phoneid.domain.tokens import Audience
+
         return Audience(self.settings.tier, self.settings.region)
 
     @cached_property
     def tokens(self) -> TokenService:
+        from phoneid.services.tokens import TokenService
+
         return TokenService(
             clients=self.clients,
             refresh_tokens=self.refresh_tokens,
@@ -370,20 +376,28 @@ class Container:
 
     @cached_property
     def rate_limit(self) -> RateLimit:
+        from phoneid.services.ratelimit import RateLimit
+
         return RateLimit(self.rate_limiter, self.clock)
 
     @cached_property
     def auth_throttle(self) -> AuthThrottle:
+        from phoneid.services.ratelimit import AuthThrottle
+
         return AuthThrottle(self.rate_limiter, self.clock)
 
     @cached_property
     def client_admin(self) -> ClientAdmin:
+        from phoneid.services.clients import ClientAdmin
+
         return ClientAdmin(
             self.clients, self.clock, self.settings.tier, self.settings.region, cipher=self.cipher
         )
 
     @cached_property
     def identity_import(self) -> IdentityImport:
+        from phoneid.services.identities import IdentityImport
+
         return IdentityImport(self.identity_store, self.settings.region)
 
     @cached_property
@@ -394,14 +408,20 @@ class Container:
 
     @cached_property
     def steps(self) -> SessionSteps:
+        from phoneid.services.sessions import SessionSteps
+
         return SessionSteps(self.sessions, self.clock)
 
     @cached_property
     def stack(self) -> Stack:
+        from phoneid.services.staged import Stack
+
         return Stack(self.settings.tier, self.settings.region)
 
     @cached_property
     def budget(self) -> SendBudget:
+        from phoneid.services.budget import SendBudget
+
         return SendBudget(
             self.rate_limiter,
             self.clock,
@@ -411,6 +431,8 @@ class Container:
 
     @cached_property
     def possession(self) -> Possession:
+        from phoneid.services.possession import Possession
+
         return Possession(
             steps=self.steps,
             sessions=self.sessions,
@@ -428,6 +450,8 @@ class Container:
 
     @cached_property
     def device_key_client(self) -> DeviceKeyClient:
+        from phoneid.services.devicekeys import DeviceKeyClient
+
         return DeviceKeyClient(
             steps=self.steps,
             device_keys=self.device_keys,
@@ -439,6 +463,8 @@ class Container:
 
     @cached_property
     def unify(self) -> UnifyFlow:
+        from phoneid.services.unify import UnifyFlow
+
         return UnifyFlow(
             staged=self.staged,
             steps=self.steps,
@@ -453,6 +479,8 @@ class Container:
 
     @cached_property
     def staged(self) -> StagedFlow:
+        from phoneid.services.staged import StagedFlow
+
         return StagedFlow(
             steps=self.steps,
             sessions=self.sessions,

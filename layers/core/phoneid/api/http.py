@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
@@ -23,10 +23,9 @@ from phoneid.bootstrap import container
 from phoneid.domain.clients import ALL_COUNTRIES, Caller, Flag, Solution
 from phoneid.domain.errors import MalformedRequest, PhoneIdError, Unauthorized
 from phoneid.domain.tokens import FlowToken
-from phoneid.tasks import Handler, metrics_cleared
+from phoneid.tasks import Handler, metrics_cleared, traced
 
 logger = Logger()
-tracer = Tracer()
 metrics = Metrics()
 
 MAX_BODY_BYTES = 4096
@@ -241,7 +240,7 @@ def entrypoint(
         return response
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-    @tracer.capture_lambda_handler(capture_response=False)
+    @traced
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         # Whatever escapes the checks or the resolver (its own error mapping included) is an 8000

@@ -1,7 +1,12 @@
-"""Request and response bodies of the API. The API's field rules (types, lengths, patterns, enums) live here.
+"""What every capability's bodies share: the API's field rules (types, lengths, patterns, enums),
+the request and response bases, and the error body.
 
 Requests reject unknown fields and coerce nothing (``"true"`` is not a boolean). Responses omit
 fields with no value, empty objects and empty arrays (docs/api.md, Conventions).
+
+Each capability's bodies are a module of their own (``staged_models``, ``client_models``,
+``unify_models``, ``token_models``, ``identity_models``, ``verify_models``), so that a handler builds
+only its own models.
 """
 
 from __future__ import annotations
@@ -17,13 +22,9 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
-    StrictBool,
-    ValidationInfo,
-    field_validator,
     model_serializer,
 )
 
-from phoneid.domain.errors import InvalidCorrelationId
 from phoneid.domain.identity import (
     DOB_PATTERN,
     FULL_DOB_PATTERN,
@@ -44,7 +45,6 @@ URL_PATTERN = r"^https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$"
 PHONE_PATTERN = r"^ *\+?[0-9 ().-]*$"
 # One run of 4 to 6 '#' (the code), no other '#' and no braces: what sms_template accepts.
 SMS_MESSAGE_PATTERN = r"^[^#{}]*#{4,6}[^#{}]*$"
-_EMAIL = r"^[^@\s]{1,64}@[^@\s]{1,255}$"
 
 
 def _matching(pattern: str, rule: str) -> Callable[[str], str]:
@@ -185,96 +185,12 @@ SmsMessage = Annotated[
 ]
 
 
-class StartRequest(RequestModel):
-    flowType: Literal["desktop", "mobile"]
-    finalTargetUrl: TargetUrl | None = Field(
-        default=None,
-        validate_default=True,
-        description="Instant Link redirect; required when flowType is desktop",
-    )
-    phoneNumber: PhoneText | None = None
-    ssn: Ssn | None = None
-    dob: Dob | None = None
-    allowOTPRetry: StrictBool = False
-    smsMessage: SmsMessage | None = None
-
-    @field_validator("finalTargetUrl", mode="after")
-    @classmethod
-    def _required_on_desktop(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None and info.data.get("flowType") == "desktop":
-            raise ValueError("is required when flowType is desktop")
-        return value
-
-
-class StartResponse(ResponseModel):
-    authToken: str
-    correlationId: str
-    next: NextMap
-
-
-class CorrelationRequest(RequestModel):
-    correlationId: CorrelationId
-
-
-class ValidateResponse(ResponseModel):
-    success: bool
-    challengeMissing: bool
-    phoneNumber: str | None = None
-    next: NextMap
-
-
-class ChallengeRequest(CorrelationRequest):
-    ssn: Ssn | None = None
-    dob: Dob | None = None
-
-
-class AddressModel(ResponseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    address: Annotated[str, Field(max_length=256)] | None = None
-    city: Annotated[str, Field(max_length=128)] | None = None
-    region: Annotated[str, Field(max_length=64)] | None = None
-    postalCode: Annotated[str, Field(max_length=32)] | None = None
-
-
-class Individual(ResponseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    firstName: Annotated[str, Field(max_length=128)] | None = None
-    lastName: Annotated[str, Field(max_length=128)] | None = None
-    addresses: Annotated[list[AddressModel], Field(max_length=10)] | None = None
-    ssn: Ssn | None = Field(
-        default=None,
-        description="Full SSN, or the last four a production challenge returned (matched as last four)",
-    )
-    dob: FullDob | None = None
-    emailAddresses: Annotated[list[Annotated[str, Field(pattern=_EMAIL)]], Field(max_length=10)] | None = None
-
-
-class IndividualOut(Individual):
-    """The individual as returned: production tiers return only the last four of the SSN, which
-    ``complete`` accepts back."""
-
-
-class ChallengeResponse(ResponseModel):
-    success: bool
-    individual: IndividualOut | None = None
-    next: NextMap
-
-
-class CompleteRequest(CorrelationRequest):
-    individual: Individual
+DeviceId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
 
 
 class CategoryResult(ResponseModel):
     result: Literal["pass", "fail"]
     failureReasons: dict[str, str] | None = None
-
-
-class CompleteResponse(ResponseModel):
-    success: bool
-    next: NextMap
-    evaluation: dict[str, CategoryResult] | None = None
 
 
 class ErrorBody(ResponseModel):
@@ -283,144 +199,3 @@ class ErrorBody(ResponseModel):
     clientRequestId: str | None = None
     correlationId: str | None = None
     next: NextMap | None = None
-
-
-class TokenResponse(BaseModel):
-    access_token: str
-    refresh_token: str
-    refresh_expires_in: int
-    token_type: Literal["Bearer"] = "Bearer"
-    expires_in: int
-
-
-# --- client API (called by the SDK with the flow's authToken) ---------------------------------
-
-
-class PhoneNumberRequest(RequestModel):
-    phoneNumber: PhoneNumber | None = None
-
-
-class OtpRequest(RequestModel):
-    otp: Annotated[str, Field(pattern=r"^[0-9]{4,6}$")]
-
-
-class OtpView(ResponseModel):
-    length: int
-    sent: bool
-    sendsLeft: int
-    entriesLeft: int
-    expiresAt: str | None = None
-
-
-class InstantLinkView(ResponseModel):
-    sent: bool
-    sendsLeft: int
-    expiresAt: str | None = None
-    websocketUrl: str | None = None
-
-
-class MobileAuthView(ResponseModel):
-    status: Literal["not-tried", "redirect", "passed", "failed"]
-    url: str | None = None
-
-
-class ClientSession(ResponseModel):
-    """What the client SDK needs to run possession for one flow."""
-
-    correlationId: str
-    flowType: Literal["desktop", "mobile"]
-    status: Literal["pending", "passed", "failed"]
-    phoneNumberNeeded: bool
-    numberChangeAllowed: bool
-    methods: list[Literal["mobile-auth", "otp", "instant-link"]]
-    mobileAuth: MobileAuthView | None = None
-    otp: OtpView | None = None
-    instantLink: InstantLinkView | None = None
-    deviceKey: DeviceKeyView | None = None
-    lastError: str | None = None
-    expiresAt: str
-
-
-# --- unified authentication ---------------------------------------------------------------------
-
-DeviceId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
-
-
-class UnifyRequest(RequestModel):
-    phoneNumber: PhoneText | None = None
-    possessionType: Literal["mobile", "none"]
-    finalTargetUrl: TargetUrl | None = None
-    deviceId: DeviceId | None = None
-    allowOTPRetry: StrictBool = False
-    rebind: StrictBool = False
-    checkReputation: StrictBool = False
-    smsMessage: SmsMessage | None = None
-    clientCustomerId: ShortText | None = None
-
-
-class UnifyResponse(ResponseModel):
-    authToken: str
-    correlationId: str
-    success: Literal["pending"] = "pending"
-
-
-class UnifyCorrelationRequest(RequestModel):
-    """unify-status and unify-bind answer a missing or malformed correlationId with 8008 (403), not 8001."""
-
-    correlationId: Annotated[str, Field(max_length=128)] | None = None
-
-    def required_correlation_id(self) -> str:
-        if self.correlationId is None or not re.match(CORRELATION_ID_PATTERN, self.correlationId):
-            raise InvalidCorrelationId()
-        return self.correlationId
-
-
-class UnifyStatusResponse(ResponseModel):
-    success: bool
-    serviceId: str | None = None
-    deviceId: str | None = None
-    phoneNumber: str | None = None
-    evaluation: dict[str, CategoryResult] | None = None
-
-
-class RevokeRequest(RequestModel):
-    deviceId: DeviceId
-
-
-class RevokeResponse(ResponseModel):
-    success: bool
-    deviceId: str
-
-
-# --- device keys in the client API ----------------------------------------------------------------
-
-
-class KeyProofRequest(RequestModel):
-    deviceId: DeviceId
-    signature: Annotated[
-        str, Field(pattern=r"^[A-Za-z0-9_-]{80,90}$", description="base64url r||s over the nonce")
-    ]
-    publicApiKey: ShortText | None = Field(default=None, description="web SDKs: the client's public API key")
-
-
-class KeyRegistrationRequest(RequestModel):
-    publicKey: dict[str, str] = Field(description="P-256 public JWK")
-    signature: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{80,90}$")]
-    publicApiKey: ShortText | None = None
-
-
-class KeyRegistrationResponse(ResponseModel):
-    deviceId: str
-
-
-class DeviceKeyView(ResponseModel):
-    nonce: str
-    deviceId: str | None = None  # the registration the integrator asked for
-    registerKey: bool  # register a new key once possession passes
-
-
-class FlowChoice(RequestModel):
-    flowType: Literal["desktop", "mobile"] | None = None
-
-
-ClientSession.model_rebuild()

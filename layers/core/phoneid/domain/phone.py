@@ -1,17 +1,18 @@
-"""Phone numbers: E.164 normalisation, country and which regional stack serves it."""
+"""Phone numbers: E.164 normalisation, country and which regional stack serves it.
+
+``phonenumbers`` is imported by the first number parsed, not by every handler that only names a
+Region or masks a number.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
-import phonenumbers
-from phonenumbers import PhoneMetadata, PhoneNumberType
-from phonenumbers import phonenumberutil as _util
-
-# Its type test against one region's metadata (what ``number_type`` ends with); private, so
-# looked up here with ``number_type`` itself as the fallback should a release rename it.
-_number_type_helper = getattr(_util, "_number_type_helper", None)
+if TYPE_CHECKING:
+    import phonenumbers
 
 Region = Literal["US", "EU"]
 
@@ -27,9 +28,22 @@ EUROPE: frozenset[str] = frozenset(_EUROPEAN.split())
 # National-format numbers (no "+") are read in the stack's home country.
 _HOME_COUNTRY: dict[Region, str | None] = {"US": "US", "EU": None}
 
-_MOBILE_CAPABLE = frozenset(
-    {PhoneNumberType.MOBILE, PhoneNumberType.FIXED_LINE_OR_MOBILE, PhoneNumberType.PAGER}
-)
+
+@cache
+def _mobile_capable() -> frozenset[int]:
+    from phonenumbers import PhoneNumberType
+
+    return frozenset({PhoneNumberType.MOBILE, PhoneNumberType.FIXED_LINE_OR_MOBILE, PhoneNumberType.PAGER})
+
+
+@cache
+def _number_type_helper() -> Callable[[str, Any], int] | None:
+    """Its type test against one region's metadata (what ``number_type`` ends with); private, so
+    looked up here with ``number_type`` itself as the fallback should a release rename it."""
+    from phonenumbers import phonenumberutil
+
+    helper: Callable[[str, Any], int] | None = getattr(phonenumberutil, "_number_type_helper", None)
+    return helper
 
 
 class InvalidPhoneNumber(ValueError):
@@ -53,6 +67,8 @@ class PhoneNumber:
 
 
 def parse_phone(text: str, stack_region: Region) -> PhoneNumber:
+    import phonenumbers
+
     cleaned = text.strip()
     if not cleaned:
         raise InvalidPhoneNumber("must not be empty")
@@ -64,14 +80,14 @@ def parse_phone(text: str, stack_region: Region) -> PhoneNumber:
     # so one type lookup answers both.
     country = phonenumbers.region_code_for_number(parsed)
     kind = number_type_in(parsed, country)
-    if kind == PhoneNumberType.UNKNOWN:
+    if kind == phonenumbers.PhoneNumberType.UNKNOWN:
         raise InvalidPhoneNumber("is not a valid phone number for its country code")
     if not country or country == "001":
         raise InvalidPhoneNumber("is not a number of a country (non-geographic numbers are not served)")
     return PhoneNumber(
         e164=phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164),
         country=country,
-        mobile_capable=kind in _MOBILE_CAPABLE,
+        mobile_capable=kind in _mobile_capable(),
     )
 
 
@@ -79,12 +95,15 @@ def number_type_in(parsed: phonenumbers.PhoneNumber, country: str | None) -> int
     """``phonenumbers.number_type`` for a number whose region is known: that function finds the
     region again, which for a shared country code (+1: 25 regions) means matching the number
     against each region's patterns until one fits; a Connect file pays it for every row."""
+    import phonenumbers
+
     if country is None or parsed.country_code is None:
-        return int(PhoneNumberType.UNKNOWN)  # no region has the country code: no type either
-    metadata = PhoneMetadata.metadata_for_region_or_calling_code(parsed.country_code, country)
-    if metadata is None or _number_type_helper is None:
+        return int(phonenumbers.PhoneNumberType.UNKNOWN)  # no region has the country code: no type either
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region_or_calling_code(parsed.country_code, country)
+    type_helper = _number_type_helper()
+    if metadata is None or type_helper is None:
         return int(phonenumbers.number_type(parsed))
-    return int(_number_type_helper(phonenumbers.national_significant_number(parsed), metadata))
+    return int(type_helper(phonenumbers.national_significant_number(parsed), metadata))
 
 
 def mask(e164: str | None) -> str:

@@ -66,6 +66,14 @@ class CodeExpired(PhoneIdError):
     default_message = "The code has expired; request a new one"
 
 
+class LinkUnusable(PhoneIdError):
+    """An Instant Link that is unknown, used, replaced by a newer one, or expired."""
+
+    code = 8008
+    status = 410
+    default_message = "This link has expired or was already used"
+
+
 def sms_template(message: str | None) -> tuple[str, int]:
     """The SMS text with a ``{code}`` slot and the code length its ``####`` placeholder asks for."""
     if message is None:

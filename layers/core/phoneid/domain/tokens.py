@@ -7,20 +7,20 @@ issuer and audience) is never accepted at all.
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
-
-import jwt
-from jwt.utils import base64url_encode
+from typing import TYPE_CHECKING, Any
 
 from phoneid.domain.clients import Caller, Tier
 from phoneid.domain.errors import Unauthorized
 from phoneid.domain.phone import Region
-from phoneid.ports import TokenSigner
+
+if TYPE_CHECKING:
+    from phoneid.ports import TokenSigner
 
 ACCESS_TOKEN_LIFETIME = timedelta(minutes=60)
 REFRESH_TOKEN_LIFETIME = timedelta(hours=24)
@@ -65,14 +65,17 @@ class Audience:
         return f"{self.issuer}:client-sdk"
 
 
+def _base64url(data: bytes) -> bytes:
+    """JOSE's base64url: URL-safe alphabet, no padding (RFC 7515, section 2)."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=")
+
+
 def encode(claims: Mapping[str, Any], signer: TokenSigner) -> str:
     """Assemble a compact JWS: the signature comes from the signer, never from a local key."""
     header = {"alg": signer.algorithm, "typ": "JWT", "kid": signer.public_jwk()["kid"]}
-    segments = [
-        base64url_encode(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)
-    ]
+    segments = [_base64url(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)]
     signing_input = b".".join(segments)
-    return (signing_input + b"." + base64url_encode(signer.sign(signing_input))).decode()
+    return (signing_input + b"." + _base64url(signer.sign(signing_input))).decode()
 
 
 def claims_for(
@@ -112,6 +115,10 @@ def verify(
 
     ``max_lifetime`` is the longest ``exp - iat`` this service issues for that kind of token.
     """
+    # PyJWT, and cryptography under it, load in the functions that verify tokens, not in every one
+    # that names a FlowToken or an Audience.
+    import jwt
+
     try:
         header = jwt.get_unverified_header(token)
         algorithm = header.get("alg")

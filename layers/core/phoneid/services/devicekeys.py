@@ -13,7 +13,12 @@ from datetime import timedelta
 
 from aws_lambda_powertools import Logger
 
-from phoneid.api.models import ClientSession, KeyProofRequest, KeyRegistrationRequest, KeyRegistrationResponse
+from phoneid.api.client_models import (
+    ClientSession,
+    KeyProofRequest,
+    KeyRegistrationRequest,
+    KeyRegistrationResponse,
+)
 from phoneid.domain.clients import Flag
 from phoneid.domain.devicekeys import InvalidKeyProof, KeyStatus, canonical_jwk, verify_proof
 from phoneid.domain.errors import DeviceRevoked

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from aws_lambda_powertools import Logger
 
-from phoneid.api.models import ClientSession, DeviceKeyView, InstantLinkView, MobileAuthView, OtpView
+from phoneid.api.client_models import ClientSession, DeviceKeyView, InstantLinkView, MobileAuthView, OtpView
 from phoneid.domain import possession as rules
 from phoneid.domain.clients import Caller, Flag
 from phoneid.domain.errors import InvalidCorrelationId, MalformedRequest, PhoneIdError, UnauthorizedForCountry
@@ -26,6 +26,7 @@ from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, mask, parse_ph
 from phoneid.domain.possession import (
     LINK_LIFETIME,
     OTP_LIFETIME,
+    LinkUnusable,
     Method,
     MobileAuth,
     PossessionClosed,
@@ -60,14 +61,6 @@ LINK_MESSAGE = "Tap to verify your phone number: {link} (expires in 3 minutes)"
 
 class MethodUnavailable(PossessionLimit):
     default_message = "This possession method is not available for this flow"
-
-
-class LinkUnusable(PhoneIdError):
-    """An Instant Link that is unknown, used, replaced by a newer one, or expired."""
-
-    code = 8008
-    status = 410
-    default_message = "This link has expired or was already used"
 
 
 def secret_hash(secret: str) -> str:

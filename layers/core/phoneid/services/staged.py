@@ -7,9 +7,9 @@ from dataclasses import dataclass, replace
 
 from aws_lambda_powertools import Logger
 
-from phoneid.api.models import (
+from phoneid.api.models import CategoryResult
+from phoneid.api.staged_models import (
     AddressModel,
-    CategoryResult,
     ChallengeRequest,
     ChallengeResponse,
     CompleteRequest,

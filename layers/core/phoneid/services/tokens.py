@@ -7,7 +7,7 @@ from typing import Any
 
 from typing_extensions import TypeIs
 
-from phoneid.api.models import TokenResponse
+from phoneid.api.token_models import TokenResponse
 from phoneid.domain import tokens
 from phoneid.domain.clients import Caller, Client
 from phoneid.domain.credentials import hash_token, new_refresh_token, verify_secret

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from aws_lambda_powertools import Logger
 
-from phoneid.api.models import RevokeResponse, UnifyRequest, UnifyResponse, UnifyStatusResponse
+from phoneid.api.unify_models import RevokeResponse, UnifyRequest, UnifyResponse, UnifyStatusResponse
 from phoneid.domain.clients import Caller
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.errors import (
