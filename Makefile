@@ -51,9 +51,14 @@ lint:
 typecheck:
 	mypy layers/core/phoneid
 
+LAYER_BUILD := .aws-sam/build/CoreLayer/python
+
 template:
 	sam validate --lint
 	sam build --parallel
+	@for gone in botocore urllib3 phonenumbers/geodata phonenumbers/carrierdata phonenumbers/tzdata; do \
+		test ! -e $(LAYER_BUILD)/$$gone || { echo "the layer carries $$gone"; exit 1; }; done
+	@test -d $(LAYER_BUILD)/phonenumbers/data && test -d $(LAYER_BUILD)/aws_xray_sdk
 
 # Every finding fails the gate; a check that does not apply is skipped in the resource's
 # Metadata.checkov.skip with its reason. --skip-download: no call to Prisma Cloud.

@@ -150,7 +150,11 @@ def test_a_failed_aws_call_leaves_a_retryable_request(
         assert first.status in (scenario.ok, 500), (first.status, first.body)
         if first.status == 500 and index == 0 and function in _AUTHORIZED:
             # The authorizer failed: API Gateway's DEFAULT_5XX response of the template.
-            assert first.json() == {"code": 8000, "message": "Internal error; retry the request"}
+            body = first.json()
+            assert body["code"] == 8000, body
+            assert re.fullmatch(
+                r"Internal error; retry the request \(reference [0-9a-f-]{36}\)", body["message"]
+            )
         elif first.status == 500:
             _assert_internal_error(first)
     # and the request sent again succeeds, or is the documented replay of a step that runs once

@@ -4,6 +4,7 @@ responses, and Lambda proxy integration, all as configured in ``template.yaml``.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,9 @@ class LocalGateway:
 
     def _gateway_response(self, kind: str) -> HttpResponse:
         response = self._template.gateway_response(kind)
-        return HttpResponse(response.status or 500, dict(response.headers), response.body)
+        # The one variable the template's bodies use: API Gateway's id of the request (its access log's).
+        body = response.body.replace("$context.requestId", str(uuid.uuid4()))
+        return HttpResponse(response.status or 500, dict(response.headers), body)
 
     def throttled(self) -> HttpResponse:
         """What API Gateway answers past its throttle: 429/8018 with Retry-After, as the template says."""

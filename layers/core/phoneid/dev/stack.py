@@ -25,6 +25,50 @@ LambdaHandler = Callable[[dict[str, Any], Any], Any]
 
 _ACCOUNT_ID = "123456789012"
 
+_per_thread = threading.local()
+_patching = threading.Lock()
+
+
+def _thread_own(name: str) -> property:
+    def get(_: Any) -> Any:
+        try:
+            return getattr(_per_thread, name)
+        except AttributeError:
+            raise AttributeError(name) from None
+
+    def put(_: Any, value: Any) -> None:
+        setattr(_per_thread, name, value)
+
+    return property(get, put)
+
+
+def _resolvers_per_thread() -> None:
+    """Each thread its own event in Powertools' resolvers, as each Lambda invocation has its process.
+
+    A resolver keeps the event it is handling (``current_event``, ``lambda_context``) on the class
+    ``BaseRouter``: one for the whole process, which on Lambda serves one invocation at a time. Here
+    the handlers of overlapping requests run on threads of one process, so a handler could read
+    another request's body or authorizer context (another client's). The two attributes become
+    per-thread, both on the class (where the resolver writes them) and on its instances (where the
+    handlers read them)."""
+    from abc import ABCMeta
+
+    from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
+
+    with _patching:
+        if isinstance(vars(BaseRouter).get("current_event"), property):
+            return
+
+        class PerThreadRouterMeta(ABCMeta):
+            current_event = _thread_own("current_event")
+            lambda_context = _thread_own("lambda_context")
+
+        # Instances (the handlers' ``app.current_event``) find these properties on the class; the
+        # resolver's own ``BaseRouter.current_event = ...`` then reaches the metaclass's.
+        BaseRouter.current_event = _thread_own("current_event")  # type: ignore[assignment]
+        BaseRouter.lambda_context = _thread_own("lambda_context")  # type: ignore[assignment]
+        BaseRouter.__class__ = PerThreadRouterMeta  # type: ignore[method-assign,assignment]
+
 
 @dataclass
 class LocalStack:
@@ -38,6 +82,7 @@ class LocalStack:
     # loaded when requests overlap.
     _instances: dict[str, list[tuple[threading.Lock, LambdaHandler]]] = field(default_factory=dict)
     _pool_lock: threading.Lock = field(default_factory=threading.Lock)
+    _loaded: dict[str, int] = field(default_factory=dict)  # instances loaded so far, by function
     # Where moto's Lambda runs the functions when not in this process (``phoneid dev``).
     processes: FunctionProcesses | None = None
 
@@ -246,9 +291,10 @@ class LocalStack:
 
     # --- handlers ----------------------------------------------------------------------------
 
-    def _load(self, logical_id: str) -> LambdaHandler:
+    def _load(self, logical_id: str, number: int) -> LambdaHandler:
+        _resolvers_per_thread()
         function = self.template.functions[logical_id]
-        module_name = f"functions_{logical_id}_{len(self._instances.get(logical_id, ()))}"
+        module_name = f"functions_{logical_id}_{number}"
         spec = importlib.util.spec_from_file_location(module_name, function.module_path)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {function.module_path}")
@@ -262,9 +308,15 @@ class LocalStack:
         with self._pool_lock:
             pool = self._instances.setdefault(logical_id, [])
             instance = next((entry for entry in pool if entry[0].acquire(blocking=False)), None)
+            number = self._loaded.get(logical_id, 0)
             if instance is None:
-                instance = (threading.Lock(), self._load(logical_id))
-                instance[0].acquire()
+                self._loaded[logical_id] = number + 1
+        if instance is None:
+            # Loaded outside the pool's lock: a load takes a while, and meanwhile the function's other
+            # instances, and every other function, go on taking requests.
+            instance = (threading.Lock(), self._load(logical_id, number))
+            instance[0].acquire()
+            with self._pool_lock:
                 pool.append(instance)
         lock, handler = instance
         try:

@@ -1,0 +1,227 @@
+"""What the local stack does to serve many requests at once: answers are each request's own, and the
+shortcuts it takes through moto give the results moto and AWS give."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto import mock_aws
+
+from phoneid import bootstrap
+from phoneid.dev.emulation import atomic_dynamodb_writes, quicker_moto_calls
+from phoneid.domain.clients import Caller
+from phoneid.domain.errors import InvalidCorrelationId
+from tests.harness import Api, at_once
+
+
+class _StepsThatMeet:
+    """A staged flow whose ``validate`` waits until every expected request is inside a handler."""
+
+    def __init__(self, requests: int) -> None:
+        self._all_inside = threading.Barrier(requests)
+        self.callers: dict[str, str] = {}
+
+    def validate(self, caller: Caller, correlation_id: str) -> Any:
+        self.callers[correlation_id] = caller.client_id
+        self._all_inside.wait(timeout=30)
+        raise InvalidCorrelationId()
+
+
+def test_overlapping_requests_are_each_answered_from_their_own_event(api: Api) -> None:
+    # Given two integrators, and a validate step that holds each request until both are inside it
+    first, second = api.integrator(), api.integrator()
+    first.access_token, second.access_token  # noqa: B018 - tokens first: only the calls overlap
+    steps = _StepsThatMeet(requests=2)
+    bootstrap.override(staged=steps)
+    sent = {first.client_id: str(uuid.uuid4()), second.client_id: str(uuid.uuid4())}
+    calls = iter([first, second])
+    lock = threading.Lock()
+
+    def validate() -> tuple[str, Any]:
+        with lock:
+            integrator = next(calls)
+        response = integrator.post("/v3/validate", {"correlationId": sent[integrator.client_id]})
+        return integrator.client_id, response
+
+    # When both call at once, and each handler reads its event after the other's has begun
+    answers = at_once(validate, times=2)
+
+    # Then each is refused with its own correlation id, and each handler saw its own client
+    for client_id, response in answers:
+        assert response.status == 403
+        assert response.json()["code"] == 8008
+        assert response.json()["correlationId"] == sent[client_id]
+    assert steps.callers == {correlation_id: client_id for client_id, correlation_id in sent.items()}
+
+
+@pytest.fixture
+def aws() -> Iterator[None]:
+    atomic_dynamodb_writes()
+    quicker_moto_calls()
+    with mock_aws():
+        yield
+
+
+@pytest.fixture
+def dynamodb(aws: None) -> Any:
+    client = boto3.client("dynamodb", region_name="us-east-1")
+    client.create_table(
+        TableName="t",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    return client
+
+
+EVERY_TYPE = {
+    "pk": {"S": "a"},
+    "n": {"N": "12.5"},
+    "b": {"B": b"\x00\xffbytes"},
+    "ss": {"SS": ["x", "y"]},
+    "ns": {"NS": ["1", "2"]},
+    "bs": {"BS": [b"\x01", b"\x02"]},
+    "m": {"M": {"inner": {"M": {"deep": {"L": [{"S": "s"}, {"N": "3"}, {"NULL": True}]}}}}},
+    "l": {"L": [{"BOOL": False}, {"M": {}}, {"L": []}]},
+    "null": {"NULL": True},
+    "yes": {"BOOL": True},
+}
+
+
+def _sets_sorted(item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: {kind: sorted(v) if kind in ("SS", "NS", "BS") else v for kind, v in value.items()}
+        for name, value in item.items()
+    }
+
+
+def test_items_of_every_type_come_back_as_they_were_written(dynamodb: Any) -> None:
+    dynamodb.put_item(TableName="t", Item=EVERY_TYPE)
+
+    got = dynamodb.get_item(TableName="t", Key={"pk": {"S": "a"}}, ConsistentRead=True)["Item"]
+    scanned = dynamodb.scan(TableName="t")["Items"]
+
+    assert _sets_sorted(got) == _sets_sorted(EVERY_TYPE)
+    assert [_sets_sorted(item) for item in scanned] == [_sets_sorted(EVERY_TYPE)]
+
+
+def test_one_update_expression_applies_each_call_its_own_values(dynamodb: Any) -> None:
+    expression = (
+        "SET #n = if_not_exists(#n, :start), l = list_append(if_not_exists(l, :empty), :more) "
+        "ADD hits :one, tags :tag REMOVE gone"
+    )
+
+    def update(start: str, more: str, tag: str) -> dict[str, Any]:
+        answer: dict[str, Any] = dynamodb.update_item(
+            TableName="t",
+            Key={"pk": {"S": "a"}},
+            UpdateExpression=expression,
+            ExpressionAttributeNames={"#n": "name"},
+            ExpressionAttributeValues={
+                ":start": {"S": start},
+                ":empty": {"L": []},
+                ":more": {"L": [{"S": more}]},
+                ":one": {"N": "1"},
+                ":tag": {"SS": [tag]},
+            },
+            ReturnValues="ALL_NEW",
+        )
+        return _sets_sorted(answer["Attributes"])
+
+    dynamodb.put_item(TableName="t", Item={"pk": {"S": "a"}, "gone": {"S": "soon"}})
+    first = update("first", "one", "red")
+    second = update("second", "two", "blue")
+
+    assert first == {
+        "pk": {"S": "a"},
+        "name": {"S": "first"},
+        "l": {"L": [{"S": "one"}]},
+        "hits": {"N": "1"},
+        "tags": {"SS": ["red"]},
+    }
+    assert second == {
+        "pk": {"S": "a"},
+        "name": {"S": "first"},
+        "l": {"L": [{"S": "one"}, {"S": "two"}]},
+        "hits": {"N": "2"},
+        "tags": {"SS": ["blue", "red"]},
+    }
+
+
+def test_refused_updates_are_refused_every_time(dynamodb: Any) -> None:
+    dynamodb.put_item(TableName="t", Item={"pk": {"S": "a"}, "v": {"N": "1"}})
+
+    for _ in range(2):
+        with pytest.raises(ClientError) as malformed:
+            dynamodb.update_item(
+                TableName="t",
+                Key={"pk": {"S": "a"}},
+                UpdateExpression="SET v = = :x",
+                ExpressionAttributeValues={":x": {"N": "2"}},
+            )
+        assert malformed.value.response["Error"]["Code"] == "ValidationException"
+        with pytest.raises(ClientError) as unmet:
+            dynamodb.update_item(
+                TableName="t",
+                Key={"pk": {"S": "a"}},
+                UpdateExpression="SET v = :x",
+                ConditionExpression="v = :other",
+                ExpressionAttributeValues={":x": {"N": "2"}, ":other": {"N": "5"}},
+            )
+        assert unmet.value.response["Error"]["Code"] == "ConditionalCheckFailedException"
+
+    assert dynamodb.get_item(TableName="t", Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "1"}
+
+
+def test_kms_keys_work_and_are_the_regions_and_accounts_they_were_asked_of(aws: None) -> None:
+    for region in ("us-east-1", "eu-west-1"):
+        kms = boto3.client("kms", region_name=region)
+        key = kms.create_key(Description="pii")["KeyMetadata"]
+        signing = kms.create_key(KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY")["KeyMetadata"]
+
+        sealed = kms.encrypt(KeyId=key["KeyId"], Plaintext=b"1999-08-08")["CiphertextBlob"]
+        signature = kms.sign(KeyId=signing["KeyId"], Message=b"token", SigningAlgorithm="ECDSA_SHA_256")[
+            "Signature"
+        ]
+
+        assert key["Arn"].startswith(f"arn:aws:kms:{region}:123456789012:key/")
+        assert kms.decrypt(CiphertextBlob=sealed)["Plaintext"] == b"1999-08-08"
+        assert kms.verify(
+            KeyId=signing["KeyId"], Message=b"token", Signature=signature, SigningAlgorithm="ECDSA_SHA_256"
+        )["SignatureValid"]
+        assert [k["KeyId"] for k in kms.list_keys()["Keys"]] == [key["KeyId"], signing["KeyId"]]
+
+
+def test_only_calls_the_mock_answers_in_process_go_unsigned(aws: None) -> None:
+    signatures: dict[str, str | None] = {}
+
+    def recorded(name: str, *, then_refuse: bool = False) -> Any:
+        def record(request: Any, **_: Any) -> None:
+            header = request.headers.get("Authorization")
+            signatures[name] = header.decode() if isinstance(header, bytes) else header
+            if then_refuse:  # nothing listens there: the request's headers are all this test needs
+                raise ConnectionRefusedError(name)
+
+        return record
+
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    sns = boto3.client("sns", region_name="us-east-1")
+    elsewhere = boto3.client("dynamodb", region_name="us-east-1", endpoint_url="http://127.0.0.1:9")
+    dynamodb.meta.events.register_first("before-send", recorded("dynamodb"))
+    sns.meta.events.register_first("before-send", recorded("sns"))
+    elsewhere.meta.events.register_first("before-send", recorded("elsewhere", then_refuse=True))
+
+    dynamodb.list_tables()
+    sns.list_topics()
+    with pytest.raises(ConnectionRefusedError):
+        elsewhere.list_tables()
+
+    assert signatures["dynamodb"] is None
+    assert str(signatures["sns"]).startswith("AWS4-HMAC-SHA256 ")
+    assert str(signatures["elsewhere"]).startswith("AWS4-HMAC-SHA256 ")
