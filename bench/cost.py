@@ -68,7 +68,6 @@ from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import Template
 from phoneid.domain.clients import DEFAULT_FLAGS, Flag
 from tests.device import KeyPair, latest_code
-from tests.fakes import FakeClock
 from tests.harness import PUBLIC_BASE_URL, Api, Integrator
 from tests.unit.helpers import identity_record
 
@@ -845,11 +844,7 @@ def measure(rounds: int, flows_per_token: int, *, preflights: bool) -> tuple[lis
     atomic_dynamodb_writes()
     with mock_aws():
         parameters = {"Tier": "production", "Region": "US", "LogLevel": "ERROR"}
-        stack = LocalStack(parameters=parameters, overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL}).provision()
-        os.environ.update(stack.environment())
-        bootstrap.reset()
-        api = Api(stack, FakeClock())
-        bootstrap.override(clock=api.clock)
+        api = Api.on_moto(parameters, overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL})
         world = build_world(api)
         recorded: dict[str, list[list[Request]]] = defaultdict(list)
         meter = Meter(api, preflights=preflights)

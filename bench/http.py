@@ -162,18 +162,11 @@ def in_process(flows: int) -> tuple[float, Timings]:
     )
     from moto import mock_aws
 
-    from phoneid import bootstrap
-    from phoneid.dev.stack import LocalStack
-    from tests.fakes import FakeClock
     from tests.harness import Api
 
     timings: Timings = defaultdict(list)
     with mock_aws():
-        stack = LocalStack(parameters={"Tier": "sandbox", "Region": "US", "LogLevel": "ERROR"}).provision()
-        os.environ.update(stack.environment())
-        bootstrap.reset()
-        api = Api(stack, FakeClock())
-        bootstrap.override(clock=api.clock)
+        api = Api.on_moto({"Tier": "sandbox", "Region": "US", "LogLevel": "ERROR"})
         integrator = api.integrator()
 
         def post(name: str, path: str, body: dict[str, Any], *, record: bool = True) -> dict[str, Any]:

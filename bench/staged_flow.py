@@ -30,19 +30,12 @@ os.environ.update(
 
 from moto import mock_aws
 
-from phoneid import bootstrap
-from phoneid.dev.stack import LocalStack
-from tests.fakes import FakeClock
 from tests.harness import Api
 
 
 def main(rounds: int) -> None:
     with mock_aws():
-        stack = LocalStack(parameters={"Tier": "sandbox", "Region": "US", "LogLevel": "ERROR"}).provision()
-        os.environ.update(stack.environment())
-        bootstrap.reset()
-        api = Api(stack, FakeClock())
-        bootstrap.override(clock=api.clock)
+        api = Api.on_moto({"Tier": "sandbox", "Region": "US", "LogLevel": "ERROR"})
         integrator = api.integrator()
         integrator.access_token  # noqa: B018 - warm up token and handlers
         timings: dict[str, list[float]] = defaultdict(list)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -92,6 +93,17 @@ class Api:
         self.stack = stack
         self.clock = clock
         self.gateway = LocalGateway(stack)
+
+    @classmethod
+    def on_moto(cls, parameters: dict[str, str], overrides: dict[str, str] | None = None) -> Api:
+        """For a script outside pytest, with moto's mock already on: the stack provisioned, its
+        environment set in this process, and the container rebuilt on a fake clock."""
+        stack = LocalStack(parameters=parameters, overrides=overrides or {}).provision()
+        os.environ.update(stack.environment())
+        bootstrap.reset()
+        api = cls(stack, FakeClock())
+        bootstrap.override(clock=api.clock)
+        return api
 
     @property
     def container(self) -> bootstrap.Container:
