@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from phoneid.api.http import entrypoint, make_app, parse_form, source_address
+from phoneid.api.http import declares, entrypoint, make_app, parse_form, source_address
 from phoneid.api.token_models import TokenResponse
 from phoneid.bootstrap import container
 from phoneid.domain.errors import MalformedRequest
@@ -12,8 +12,7 @@ app = make_app()
 
 @app.post("/token", cache_control="no-store")
 def token() -> TokenResponse:
-    content_type = app.current_event.headers.get("content-type", "")
-    if not content_type.startswith("application/x-www-form-urlencoded"):
+    if not declares(app.current_event.raw_event, "application/x-www-form-urlencoded"):
         raise MalformedRequest("Malformed request: Content-Type must be application/x-www-form-urlencoded")
     form = parse_form(app.current_event.decoded_body)
     services = container()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from urllib.parse import urlencode
 
 import jwt
 import pytest
@@ -159,6 +160,30 @@ def test_a_json_body_is_400_8001(api: Api) -> None:
     assert refused.status == 400
     assert refused.json()["code"] == 8001
     assert "application/x-www-form-urlencoded" in refused.json()["message"]
+
+
+@pytest.mark.parametrize(
+    "content_type", ["Application/X-WWW-Form-Urlencoded", "application/x-www-form-urlencoded; charset=UTF-8"]
+)
+def test_the_form_media_type_is_read_in_any_case_and_with_parameters(api: Api, content_type: str) -> None:
+    credentials = api.create_client()
+
+    answer = api.request(
+        "POST", "/token", urlencode(credentials.token_form()), {"Content-Type": content_type}
+    )
+
+    assert answer.status == 200, answer.body
+
+
+def test_a_form_body_declared_as_something_else_is_400_8001(api: Api) -> None:
+    credentials = api.create_client()
+
+    refused = api.request(
+        "POST", "/token", urlencode(credentials.token_form()), {"content-type": "text/x-www-form-urlencoded"}
+    )
+
+    assert refused.status == 400
+    assert refused.json()["code"] == 8001
 
 
 @pytest.mark.parametrize(

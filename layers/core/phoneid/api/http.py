@@ -150,16 +150,14 @@ def _byte_size(body: str) -> int:
         raise MalformedRequest("Malformed request: body is not valid JSON") from None
 
 
-def _declared_json(event: dict[str, Any]) -> bool:
-    """Content-Type is application/json, in any case and with any parameters (``; charset=utf-8``)."""
+def declares(event: dict[str, Any], media_type: str) -> bool:
+    """Content-Type is ``media_type``, in any case and with any parameters (``; charset=utf-8``)."""
     declared = [
         str(value)
         for name, value in (event.get("headers") or {}).items()
         if isinstance(name, str) and name.lower() == "content-type"
     ]
-    return bool(declared) and all(
-        value.split(";", 1)[0].strip().lower() == "application/json" for value in declared
-    )
+    return bool(declared) and all(value.split(";", 1)[0].strip().lower() == media_type for value in declared)
 
 
 def _check_json_body(event: dict[str, Any], max_body_bytes: int = MAX_BODY_BYTES) -> None:
@@ -170,7 +168,7 @@ def _check_json_body(event: dict[str, Any], max_body_bytes: int = MAX_BODY_BYTES
         raise MalformedRequest(f"Malformed request: body is over {max_body_bytes} bytes")
     # JSON declared as anything else is a client bug; reading it anyway lets a WAF that trusts the
     # header and this handler see two different requests (docs/decisions.md).
-    if not _declared_json(event):
+    if not declares(event, "application/json"):
         raise MalformedRequest("Malformed request: Content-Type must be application/json")
     if not isinstance(jsonbody.parse(body), dict):
         raise MalformedRequest("Malformed request: body must be a JSON object")
