@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Iterator
 from typing import Any
 
@@ -102,3 +103,37 @@ def test_a_transaction_does_not_copy_the_tables_it_touches(
     # Then no stored item was copied to back the table up
     assert copied == []
     assert stored(dynamodb)["new"] == "y"
+
+
+def test_a_read_sees_an_item_as_one_write_left_it(dynamodb: Any) -> None:
+    # Given an item whose map and count one writer grows together, key by key, in one UpdateItem each
+    dynamodb.put_item(TableName="t", Item={"pk": {"S": "a"}, "m": {"M": {}}, "n": {"N": "0"}})
+    writes = 600
+
+    def write() -> None:
+        for n in range(1, writes + 1):
+            dynamodb.update_item(
+                TableName="t",
+                Key={"pk": {"S": "a"}},
+                UpdateExpression="SET m.#k = :v, n = :n",
+                ExpressionAttributeNames={"#k": f"k{n}"},
+                ExpressionAttributeValues={":v": {"N": str(n)}, ":n": {"N": str(n)}},
+            )
+
+    # When readers read it while it is written
+    def read() -> list[tuple[int, int]]:
+        seen = []
+        for _ in range(300):
+            item = dynamodb.get_item(TableName="t", Key={"pk": {"S": "a"}}, ConsistentRead=True)["Item"]
+            seen.append((len(item["m"]["M"]), int(item["n"]["N"])))
+        return seen
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+        writer = pool.submit(write)
+        readers = [pool.submit(read) for _ in range(2)]
+        writer.result()
+        reads = [pair for reader in readers for pair in reader.result()]
+
+    # Then every read answered, each with the map and the count of one and the same write
+    assert len(reads) == 600
+    assert all(keys == count for keys, count in reads), [pair for pair in reads if pair[0] != pair[1]][:5]

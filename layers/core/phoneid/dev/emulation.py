@@ -1,17 +1,17 @@
 """moto as the local AWS: in-process (tests), and for ``phoneid dev`` both in-process (its own
 handlers) and as a server other processes reach.
 
-Two fidelity fixes to moto's DynamoDB. DynamoDB applies each single-item write atomically,
-condition included; moto evaluates the condition and writes in Python without a lock, so under
-threads two conditional writes could in principle both pass. The local stack serialises those
-writes, as DynamoDB would. And a transaction costs DynamoDB the same whatever the table's size;
-moto backs up every table it touches (a deep copy of all its items) to roll back a cancelled one,
-so a workflow that enrolls row after row slowed quadratically (800 rows in, a transaction took
-50 ms; 4,000 rows in, 200 ms). Here a transaction saves and restores only the items it touches.
-And moto parses a condition expression anew for every item it checks (twice for a transaction's
-put), a third of the time a batch of conditional writes takes; here a parsed expression is kept
-for the next item with the same expression, names and values (the parsed form is not changed by
-evaluating it).
+Fidelity fixes to moto's DynamoDB. DynamoDB applies each single-item write atomically, condition
+included; moto evaluates the condition and writes in Python without a lock, so under threads two
+conditional writes could in principle both pass, and a read could see an item half written. The
+local stack serialises those writes, and the reads with them, as DynamoDB would. And a transaction
+costs DynamoDB the same whatever the table's size; moto backs up every table it touches (a deep copy
+of all its items) to roll back a cancelled one, so a workflow that enrolls row after row slowed
+quadratically (800 rows in, a transaction took 50 ms; 4,000 rows in, 200 ms). Here a transaction
+saves and restores only the items it touches. And moto parses a condition expression anew for every
+item it checks (twice for a transaction's put), a third of the time a batch of conditional writes
+takes; here a parsed expression is kept for the next item with the same expression, names and values
+(the parsed form is not changed by evaluating it).
 
 ``phoneid dev`` also cuts what moto and botocore spend on each call its handlers make in process
 (``quicker_moto_calls``): the same answers in about two thirds of the time, each shortcut saying why
@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 _WRITE_OPERATIONS = ("put_item", "update_item", "delete_item", "transact_write_items")
+_READ_ACTIONS = ("get_item", "batch_get_item", "query", "scan", "transact_get_items")
 _write_lock = threading.RLock()
 _patched = False
 
@@ -135,6 +136,13 @@ def atomic_dynamodb_writes() -> None:
 
     for name in _WRITE_OPERATIONS:
         setattr(DynamoDBBackend, name, serialised(getattr(DynamoDBBackend, name)))
+    # A read's answer is built from the stored item itself (its nested maps and lists), which a write
+    # changes in place: a read overlapping a write could see half of it, or fail ("dictionary changed
+    # size during iteration"). DynamoDB reads an item as one write left it; so does this.
+    from moto.dynamodb.responses import DynamoHandler
+
+    for name in _READ_ACTIONS:
+        setattr(DynamoHandler, name, serialised(getattr(DynamoHandler, name)))
     _patched = True
 
 
