@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -84,32 +84,33 @@ class DynamoActivityLog:
         recent_since: datetime,
         history_since: datetime,
     ) -> ActivityCounts:
-        number = f"{client_id}#n#{phone_number}"
         others: set[str] = set()
         for attribute in dict.fromkeys(attributes):
-            for page in self._range(f"{client_id}#a#{attribute_hash(attribute)}", recent_since, "sk"):
-                others.update(str(item["sk"]["S"]).split("#", 1)[1] for item in page.get("Items", ()))
+            others.update(
+                sk.split("#", 1)[1]
+                for sk in self._keys(f"{client_id}#a#{attribute_hash(attribute)}", recent_since)
+            )
         others.discard(phone_number)
+        # One read of the number's checks counts both windows: the longer holds the shorter.
+        checks = self._keys(f"{client_id}#n#{phone_number}", min(history_since, recent_since))
+        history_start, recent_start = self._window.start(history_since), self._window.start(recent_since)
         return ActivityCounts(
-            prior=self._count(number, history_since),
-            recent=self._count(number, recent_since),
+            prior=sum(sk >= history_start for sk in checks),
+            recent=sum(sk >= recent_start for sk in checks),
             recent_sharing_attributes=len(others),
         )
 
-    def _count(self, pk: str, since: datetime) -> int:
-        return sum(int(page.get("Count", 0)) for page in self._range(pk, since, None))
-
-    def _range(self, pk: str, since: datetime, projection: str | None) -> Iterable[dict[str, Any]]:
-        query: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND sk >= :since",
-            "ExpressionAttributeValues": {":pk": {"S": pk}, ":since": {"S": self._window.start(since)}},
-        }
-        if projection:
-            query["ProjectionExpression"] = projection
-        else:
-            query["Select"] = "COUNT"
-        return query_pages(self._db, "activity read", **query)
+    def _keys(self, pk: str, since: datetime) -> list[str]:
+        """The sort keys of ``pk``'s entries from ``since`` on (sort keys order as their time does)."""
+        pages = query_pages(
+            self._db,
+            "activity read",
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND sk >= :since",
+            ExpressionAttributeValues={":pk": {"S": pk}, ":since": {"S": self._window.start(since)}},
+            ProjectionExpression="sk",
+        )
+        return [str(item["sk"]["S"]) for page in pages for item in page.get("Items", ())]
 
 
 class DynamoChangeEventLog:
