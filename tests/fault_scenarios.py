@@ -239,14 +239,7 @@ class _Identities:
     def call(
         self, method: str, path: str, body: Any = None, query: dict[str, str] | None = None
     ) -> HttpResponse:
-        import json
-
-        headers = {"authorization": f"Bearer {self.integrator.access_token}"}
-        text = None
-        if body is not None:
-            headers["content-type"] = "application/json"
-            text = json.dumps(body)
-        return self.api.request(method, path, text, headers, query)
+        return self.api.call(method, path, body, token=self.integrator.access_token, query=query)
 
 
 def _identities(make_api: MakeApi, enrolled: bool = True) -> tuple[Api, _Identities, str]:

@@ -136,12 +136,26 @@ class Api:
         """Every SMS sent so far (Sandbox: to the Sandbox topic), oldest first."""
         return [message for message in sent_messages() if to is None or message["to"] == to]
 
-    def post(self, path: str, body: Any, *, token: str | None = None, **headers: str) -> HttpResponse:
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        token: str | None = None,
+        query: dict[str, str] | None = None,
+        **headers: str,
+    ) -> HttpResponse:
+        """A call with a JSON body (a string goes as it is) and a bearer token, when given."""
         text = body if isinstance(body, str) or body is None else json.dumps(body)
-        sent = {"content-type": "application/json", **{k.replace("_", "-"): v for k, v in headers.items()}}
+        sent = {"content-type": "application/json"} if text is not None else {}
+        sent |= {k.replace("_", "-"): v for k, v in headers.items()}
         if token is not None:
             sent["authorization"] = f"Bearer {token}"
-        return self.request("POST", path, text, sent)
+        return self.request(method, path, text, sent, query)
+
+    def post(self, path: str, body: Any, *, token: str | None = None, **headers: str) -> HttpResponse:
+        return self.call("POST", path, body, token=token, **{"content_type": "application/json", **headers})
 
     def token_response(self, fields: dict[str, str]) -> HttpResponse:
         return self.request(

@@ -38,12 +38,7 @@ class Identities:
     def _call(
         self, method: str, path: str, body: Any = None, query: dict[str, str] | None = None
     ) -> HttpResponse:
-        headers = {"authorization": f"Bearer {self.integrator.access_token}"}
-        text = None
-        if body is not None:
-            headers["content-type"] = "application/json"
-            text = body if isinstance(body, str) else json.dumps(body)
-        return self.api.request(method, path, text, headers, query)
+        return self.api.call(method, path, body, token=self.integrator.access_token, query=query)
 
     def enroll(self, **fields: Any) -> HttpResponse:
         return self._call("POST", "/v3/identity", fields)

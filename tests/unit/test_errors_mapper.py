@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from phoneid.api.errors import error_body, from_validation, proxy_response, request_fields, unexpected
+from phoneid.api.errors import error_body, from_validation, proxy_response, request_fields
 from phoneid.api.staged_models import CompleteRequest, StartRequest
 from phoneid.domain.errors import (
     InternalError,
@@ -173,8 +173,8 @@ def test_invalid_json_is_reported_on_the_body() -> None:
 def test_unexpected_errors_carry_a_reference_and_nothing_else() -> None:
     # Given an unexpected failure
     # When turned into an error twice
-    first, reference = unexpected()
-    second, other_reference = unexpected()
+    first, second = InternalError.referenced(), InternalError.referenced()
+    reference, other_reference = str(first.reference), str(second.reference)
 
     # Then each is an 8000 / 500 whose message is the fixed text with its own reference
     assert isinstance(first, InternalError)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -42,17 +41,17 @@ def new_client(service: str, endpoint_url: str | None = None) -> Any:
 def internal_error(operation: str, error: BaseException | None = None) -> InternalError:
     """The 8000 for a failed AWS call (retries spent): its reference is logged with the operation and
     the provider's error code, never the provider's message (it can quote keys and values)."""
-    reference = uuid.uuid4().hex[:12]
+    internal = InternalError.referenced(f" during {operation}")
     logger.error(
         "AWS call failed",
         extra={
-            "reference": reference,
+            "reference": internal.reference,
             "operation": operation,
             "error_type": type(error).__name__ if error is not None else None,
             "error_code": error_code(error) if isinstance(error, ClientError) else None,
         },
     )
-    return InternalError(f"Internal error during {operation}; retry the request (reference {reference})")
+    return internal
 
 
 def error_code(error: ClientError) -> str:

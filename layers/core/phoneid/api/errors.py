@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from phoneid.api import jsonbody
 from phoneid.api.models import CORRELATION_ID_PATTERN, ErrorBody
-from phoneid.domain.errors import InternalError, MalformedRequest, PhoneIdError
+from phoneid.domain.errors import MalformedRequest, PhoneIdError
 
 _CORRELATION_ID = re.compile(CORRELATION_ID_PATTERN)
 
@@ -74,9 +73,3 @@ def from_validation(errors: Sequence[Mapping[str, Any]]) -> MalformedRequest:
         name = ".".join(location) or "body"
         problems.setdefault(name, _reason(error))
     return MalformedRequest(problems=problems)
-
-
-def unexpected() -> tuple[InternalError, str]:
-    """An 8000 carrying a reference that is also logged, and nothing about the failure itself."""
-    reference = uuid.uuid4().hex[:12]
-    return InternalError(f"Internal error; retry the request (reference {reference})"), reference

@@ -21,7 +21,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from phoneid.api import errors, jsonbody
 from phoneid.bootstrap import container
 from phoneid.domain.clients import ALL_COUNTRIES, Caller, Flag, Solution
-from phoneid.domain.errors import MalformedRequest, PhoneIdError, Unauthorized
+from phoneid.domain.errors import InternalError, MalformedRequest, PhoneIdError, Unauthorized
 from phoneid.domain.tokens import FlowToken
 from phoneid.tasks import Handler, metrics_cleared, traced
 
@@ -90,10 +90,10 @@ def _as_sent(error: dict[str, Any]) -> dict[str, Any]:
 def _logged_unexpected(error: BaseException) -> PhoneIdError:
     """An 8000 whose reference is logged with where it failed, never the exception's text: messages
     (pydantic's among them) can carry PII."""
-    mapped, reference = errors.unexpected()
+    mapped = InternalError.referenced()
     logger.error(
         "unexpected error",
-        extra={"reference": reference, "error_type": type(error).__name__, "where": _frames(error)},
+        extra={"reference": mapped.reference, "error_type": type(error).__name__, "where": _frames(error)},
     )
     return mapped
 

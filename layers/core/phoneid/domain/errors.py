@@ -7,6 +7,7 @@ Errors are data: one class per code, one mapper (``phoneid.api.errors``) turns t
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -39,6 +40,16 @@ class InternalError(PhoneIdError):
     code = 8000
     status = 500
     default_message = "Internal error; retry the request"
+    reference: str | None = None
+
+    @classmethod
+    def referenced(cls, detail: str = "") -> InternalError:
+        """An 8000 whose message names a fresh reference (``reference``), for the raiser to log with
+        what failed; ``detail`` follows "Internal error" (" during key binding") and never holds PII."""
+        reference = uuid.uuid4().hex[:12]
+        error = cls(f"Internal error{detail}; retry the request (reference {reference})")
+        error.reference = reference
+        return error
 
 
 class MalformedRequest(PhoneIdError):

@@ -340,10 +340,10 @@ class Possession:
             digest = self._mac.digest(_mac_message(session.correlation_id, state.sends, code))
             return replace(session, possession=rules.otp_sent(state, digest, self._clock.now()))
 
-        def message(session: Session) -> str:
+        def prepare_text(session: Session) -> str:
             return self._otp_text(session, codes[0])
 
-        return self._send(token, Method.OTP, phone_text, record, message, "otp")
+        return self._send(token, Method.OTP, phone_text, record, prepare_text, "otp")
 
     def _new_code(self, session: Session) -> str:
         user = self._user(session)
@@ -383,11 +383,11 @@ class Possession:
             updated = rules.link_sent(state, secret_hash(link_token), self._clock.now())
             return replace(session, possession=updated)
 
-        def message(session: Session) -> str:
-            self._sessions.put_pointer("link", secret_hash(link_token), session)
+        def prepare_text(session: Session) -> str:
+            self._sessions.put_pointer("link", secret_hash(link_token), session)  # what the link opens
             return LINK_MESSAGE.format(link=f"{link_base}/l/{link_token}")
 
-        return self._send(token, Method.INSTANT_LINK, phone_text, record, message, "instant link")
+        return self._send(token, Method.INSTANT_LINK, phone_text, record, prepare_text, "instant link")
 
     def _send(
         self,
@@ -395,14 +395,15 @@ class Possession:
         method: Method,
         phone_text: str | None,
         record: Callable[[Session, PossessionState], Session],
-        message: Callable[[Session], str],
+        prepare_text: Callable[[Session], str],
         kind: str,
     ) -> ClientSession:
         """Check, count the text in the hourly budgets, record the send on the session, then send it.
 
-        ``record`` puts the new code or link on the session; ``message`` is the text for the session
-        as written. When a step after the budget fails, the text is taken back from the budgets and
-        the session (the request failed, 8000): its retry counts the one text that goes out.
+        ``record`` puts the new code or link on the session; ``prepare_text`` readies what the text
+        needs (an Instant Link's pointer) and returns the text for the session as written. When a
+        step after the budget fails, the text is taken back from the budgets and the session (the
+        request failed, 8000): its retry counts the one text that goes out.
         """
         loaded = self._steps.load(token.client_id, token.correlation_id)
         self._require_open(loaded, method, self._methods(loaded))
@@ -425,7 +426,7 @@ class Possession:
         try:
             written, unsent = self._steps.update(token.client_id, token.correlation_id, decide, loaded=loaded)
             assert written.phone_number is not None
-            self._sms.send(written.phone_number, message(written))
+            self._sms.send(written.phone_number, prepare_text(written))
         except Exception:
             self._budget.refund(spent)
             if written is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -55,18 +54,16 @@ class SessionSteps:
         this request has just read, decided on first instead of reading it again.
         """
         for _ in range(_ATTEMPTS):
-            session = loaded or self.load(client_id, correlation_id)
+            session = loaded if loaded is not None else self.load(client_id, correlation_id)
             loaded = None
             updated, result = decide(session)
             try:
                 return self._sessions.save(session, updated, self._clock.now(), keys(result)), result
             except TransitionRejected:
                 continue
-        reference = uuid.uuid4().hex[:12]
+        error = InternalError.referenced(": the session is changing too fast")
         logger.error(
             "session changed under every attempt",
-            extra={"reference": reference, "correlationId": correlation_id, "attempts": _ATTEMPTS},
+            extra={"reference": error.reference, "correlationId": correlation_id, "attempts": _ATTEMPTS},
         )
-        raise InternalError(
-            f"Internal error: the session is changing too fast; retry the request (reference {reference})"
-        )
+        raise error

@@ -67,7 +67,7 @@ def _write(dynamodb: Any, table: str, batch: list[dict[str, Any]], operation: st
         if not pending:
             return
         _pause(attempt)
-    raise internal_error(f"{operation}")
+    raise internal_error(operation)
 
 
 def read_keys(

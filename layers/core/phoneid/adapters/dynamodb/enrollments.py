@@ -360,7 +360,7 @@ class DynamoEnrollmentStore:
             reasons = error.response.get("CancellationReasons", [])
             raise _Cancelled([str(reason.get("Code", "None")) for reason in reasons]) from error
         except (ClientError, BotoCoreError) as error:
-            raise internal_error(f"{what}", error) from error
+            raise internal_error(what, error) from error
 
     def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
         place = _place(enrollment)
