@@ -4,10 +4,25 @@ import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { afterEach, beforeEach } from "node:test";
 import { chromium, devices } from "playwright-core";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+// A failed test prints what the stack and the browser logged while it ran: an assertion or a timeout
+// alone does not say which side stopped.
+const running = new Set();
+beforeEach(() => {
+  for (const stack of running) stack.mark = stack.output.length;
+});
+afterEach((t) => {
+  if (t.passed) return;
+  for (const stack of running) {
+    const lines = stack.output.slice(stack.mark ?? 0).join("").split("\n").slice(-120);
+    console.error(`--- phoneid dev at ${stack.url} and its pages, during "${t.name}":\n${lines.join("\n")}`);
+  }
+});
 
 function freePort() {
   return new Promise((done, fail) => {
@@ -67,13 +82,20 @@ export async function startStack({ env: settings = {} } = {}) {
     ],
   });
 
-  return {
+  const stack = {
     url,
     output,
     // A desktop browser, or a phone (iPhone user agent, touch, a 390 px wide screen).
     async page({ mobile = false } = {}) {
       const context = await browser.newContext(mobile ? { ...devices["iPhone 13"], defaultBrowserType: undefined } : {});
-      return context.newPage();
+      const page = await context.newPage();
+      const name = mobile ? "phone" : "desktop";
+      page.on("console", (message) => output.push(`[${name} console ${message.type()}] ${message.text()}\n`));
+      page.on("pageerror", (error) => output.push(`[${name} error] ${error.message}\n`));
+      page.on("requestfailed", (request) =>
+        output.push(`[${name} request failed] ${request.method()} ${request.url()}: ${request.failure()?.errorText}\n`),
+      );
+      return page;
     },
     // The `phoneid` CLI against this stack (`--local` finds it through the state file); its output.
     cli(...args) {
@@ -96,11 +118,14 @@ export async function startStack({ env: settings = {} } = {}) {
       if (!response.ok) throw new Error(await response.text());
     },
     async stop() {
+      running.delete(stack);
       await browser.close();
       server.kill("SIGINT");
       await new Promise((done) => server.once("exit", done));
     },
   };
+  running.add(stack);
+  return stack;
 }
 
 // Waits until the outbox holds `count` messages for `to`, and returns them.
