@@ -198,6 +198,14 @@ class Container:
         return KmsCodeMac(self.kms, self.settings.otp_mac_key_id)
 
     @cached_property
+    def otp_mac(self) -> CodeMac:
+        """Each code is MACed twice (sent, entered): under a key derived once per instance."""
+        from phoneid.adapters.kms import DerivedKeyMac, KmsCodeMac, OneTimeCodeMac
+
+        derived = DerivedKeyMac(self.kms, self.settings.otp_mac_key_id, purpose="one-time-code")
+        return OneTimeCodeMac(derived, KmsCodeMac(self.kms, self.settings.otp_mac_key_id))
+
+    @cached_property
     def alias_mac(self) -> KeyedDigest:
         """Phone aliases are computed per verified row, so locally under a key derived once."""
         from phoneid.adapters.kms import DerivedKeyMac
@@ -439,7 +447,7 @@ class Container:
             clients=self.clients,
             catalogue=self.catalogue,
             sms=self.sms,
-            mac=self.code_mac,
+            mac=self.otp_mac,
             carrier=self.carrier,
             notifier=self.notifier,
             budget=self.budget,
