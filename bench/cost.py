@@ -84,8 +84,8 @@ LAMBDA_PER_GB_SECOND = 0.0000133334
 DYNAMODB_PER_WRITE_UNIT = 0.625 / 1_000_000
 DYNAMODB_PER_READ_UNIT = 0.125 / 1_000_000
 # AWS KMS pricing: $0.03 per 10,000 requests (symmetric, HMAC and RSA 2048 keys); $0.15 per 10,000
-# asymmetric requests on any other key, which is every call on the ES256 token signing key
-# (ECC_NIST_P256: Sign, and GetPublicKey when a container starts).
+# asymmetric requests on any other key (the stack has none: its tokens are signed in the functions
+# under keys derived from an HMAC key).
 KMS_PER_REQUEST = 0.03 / 10_000
 KMS_PER_ASYMMETRIC_REQUEST = 0.15 / 10_000
 # Amazon SNS SMS pricing, United States: about $0.00581 per message sent, carrier fees included;

@@ -13,9 +13,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.hazmat.primitives.hashes import SHA256
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from phoneid.adapters.kms import jwk_from_der
+from phoneid.adapters.kms import jwk_of
 from phoneid.domain.clients import Client
 from phoneid.domain.connect import Batch, BatchState, ConnectProfile
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
@@ -160,17 +159,24 @@ class InMemoryRateLimiter:
 
 
 class LocalSigner:
-    """ES256 with a key held in memory, as KMS would sign (raw r||s)."""
-
-    algorithm = "ES256"
+    """One ES256 key held in memory, signing as the stack's keys do (raw r||s)."""
 
     def __init__(self) -> None:
         self._key = ec.generate_private_key(ec.SECP256R1())
-        der = self._key.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
-        self._jwk = jwk_from_der(der, "ES256")
+        self._jwk = jwk_of(self._key.public_key())
 
-    def public_jwk(self) -> Mapping[str, Any]:
+    @property
+    def jwk(self) -> Mapping[str, Any]:
         return self._jwk
+
+    def signing_key(self) -> LocalSigner:
+        return self
+
+    def verification_key(self, kid: str) -> Mapping[str, Any] | None:
+        return self._jwk if kid == self._jwk["kid"] else None
+
+    def published(self) -> list[Mapping[str, Any]]:
+        return [self._jwk]
 
     def sign(self, signing_input: bytes) -> bytes:
         r, s = decode_dss_signature(self._key.sign(signing_input, ec.ECDSA(SHA256())))

@@ -110,7 +110,7 @@ def test_changed_claims_under_the_original_signature_are_401(api: Api) -> None:
 
 def test_alg_none_is_401(api: Api) -> None:
     integrator = api.integrator()
-    header = {"alg": "none", "typ": "JWT", "kid": api.container.signer.public_jwk()["kid"]}
+    header = {"alg": "none", "typ": "JWT", "kid": api.container.signer.signing_key().jwk["kid"]}
 
     unsigned = compact(header, claims(api, integrator.client_id), b"")
 
@@ -121,7 +121,7 @@ def test_alg_none_is_401(api: Api) -> None:
 def test_hs256_signed_with_the_public_key_is_401(api: Api) -> None:
     # The classic confusion attack: the published public key used as an HMAC secret.
     integrator = api.integrator()
-    jwk = dict(api.container.signer.public_jwk())
+    jwk = dict(api.container.signer.signing_key().jwk)
     pem = jwt.PyJWK(jwk).key.public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
@@ -138,7 +138,7 @@ def test_a_token_signed_by_another_key_is_401(api: Api) -> None:
         claims(api, integrator.client_id),
         ec.generate_private_key(ec.SECP256R1()),
         algorithm="ES256",
-        headers={"kid": api.container.signer.public_jwk()["kid"]},
+        headers={"kid": api.container.signer.signing_key().jwk["kid"]},
     )
 
     assert start_with(api, f"Bearer {foreign}").status == 401

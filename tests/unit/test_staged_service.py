@@ -86,7 +86,7 @@ def test_the_auth_token_is_a_client_token_for_the_session(world: StagedWorld) ->
     # When its authToken is verified as a client-SDK token
     verified = tokens.verify(
         response.authToken,
-        jwks=[world.signer.public_jwk()],
+        key_for=world.signer.verification_key,
         issuer=world.audience.issuer,
         audience=world.audience.client_sdk,
         token_use="client",
@@ -108,7 +108,7 @@ def test_the_auth_token_is_not_an_access_token(world: StagedWorld) -> None:
     with pytest.raises(PhoneIdError) as raised:
         tokens.verify(
             response.authToken,
-            jwks=[world.signer.public_jwk()],
+            key_for=world.signer.verification_key,
             issuer=world.audience.issuer,
             audience=world.audience.api,
             token_use="access",

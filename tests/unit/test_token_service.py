@@ -77,7 +77,7 @@ def test_client_credentials_grant_returns_a_bearer_token_for_an_hour(world: Toke
     assert response.refresh_token
     verified = tokens.verify(
         response.access_token,
-        jwks=world.service.jwks()["keys"],
+        key_for=lambda kid: next((key for key in world.service.jwks()["keys"] if key["kid"] == kid), None),
         issuer=world.audience.issuer,
         audience=world.audience.api,
         token_use="access",

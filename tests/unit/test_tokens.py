@@ -27,7 +27,7 @@ def check(
 ) -> dict[str, Any]:
     """Verify ``token`` as an access token of ``audience`` at NOW, unless ``options`` say otherwise."""
     arguments: dict[str, Any] = {
-        "jwks": [signer.public_jwk()],
+        "key_for": signer.verification_key,
         "issuer": audience.issuer,
         "audience": audience.api,
         "token_use": "access",
@@ -39,7 +39,7 @@ def check(
 
 def signed_by(signer: LocalSigner, payload: dict[str, Any], **header: Any) -> str:
     """A token signed with the signer's own private key (so only its content is hostile)."""
-    headers = {"kid": signer.public_jwk()["kid"], **header}
+    headers = {"kid": signer.signing_key().jwk["kid"], **header}
     return jwt.encode(payload, signer.private_key, algorithm="ES256", headers=headers)
 
 
@@ -57,7 +57,7 @@ def test_a_token_encoded_by_the_signer_round_trips() -> None:
     assert jwt.get_unverified_header(token) == {
         "alg": "ES256",
         "typ": "JWT",
-        "kid": signer.public_jwk()["kid"],
+        "kid": signer.signing_key().jwk["kid"],
     }
 
 
@@ -65,7 +65,7 @@ def test_alg_none_is_refused() -> None:
     # Given an unsigned token naming the signer's kid
     signer = LocalSigner()
     token = compact(
-        {"alg": "none", "typ": "JWT", "kid": signer.public_jwk()["kid"]}, claims(SANDBOX_US, NOW), b""
+        {"alg": "none", "typ": "JWT", "kid": signer.signing_key().jwk["kid"]}, claims(SANDBOX_US, NOW), b""
     )
 
     # When verified
@@ -80,7 +80,7 @@ def test_hs256_signed_with_the_public_key_as_secret_is_refused(encoding: Encodin
     # Given a token MACed with the public key's bytes (the classic algorithm-confusion attack)
     signer = LocalSigner()
     secret = signer.private_key.public_key().public_bytes(encoding, PublicFormat.SubjectPublicKeyInfo)
-    header = {"alg": "HS256", "typ": "JWT", "kid": signer.public_jwk()["kid"]}
+    header = {"alg": "HS256", "typ": "JWT", "kid": signer.signing_key().jwk["kid"]}
     payload = claims(SANDBOX_US, NOW)
     signing_input = segment(header) + b"." + segment(payload)
     token = compact(header, payload, hmac.new(secret, signing_input, hashlib.sha256).digest())
@@ -96,7 +96,7 @@ def test_a_token_of_another_algorithm_with_the_signers_kid_is_refused() -> None:
     signer = LocalSigner()
     foreign = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     token = jwt.encode(
-        claims(SANDBOX_US, NOW), foreign, algorithm="RS256", headers={"kid": signer.public_jwk()["kid"]}
+        claims(SANDBOX_US, NOW), foreign, algorithm="RS256", headers={"kid": signer.signing_key().jwk["kid"]}
     )
 
     # When verified
@@ -121,7 +121,7 @@ def test_a_foreign_key_claiming_the_signers_kid_is_refused() -> None:
     signer = LocalSigner()
     foreign = ec.generate_private_key(ec.SECP256R1())
     token = jwt.encode(
-        claims(SANDBOX_US, NOW), foreign, algorithm="ES256", headers={"kid": signer.public_jwk()["kid"]}
+        claims(SANDBOX_US, NOW), foreign, algorithm="ES256", headers={"kid": signer.signing_key().jwk["kid"]}
     )
 
     # When verified

@@ -114,9 +114,9 @@ class Container:
 
     @cached_property
     def signer(self) -> TokenSigner:
-        from phoneid.adapters.kms import KmsTokenSigner
+        from phoneid.adapters.kms import DailyTokenKeys
 
-        return KmsTokenSigner(self.kms, self.settings.token_signing_key_id)
+        return DailyTokenKeys(self.kms, self.settings.token_signing_key_id, self.clock.now)
 
     @cached_property
     def sessions(self) -> SessionStore:

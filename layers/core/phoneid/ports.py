@@ -88,18 +88,32 @@ class IdentityStore(IdentitySource, Protocol):
     def put_many(self, identities: Iterable[Identity]) -> int: ...
 
 
-class TokenSigner(Protocol):
-    """Signs JWTs with a key whose private half never leaves the key service."""
+class SigningKey(Protocol):
+    """One key that signs tokens: its public half as a JWK, and the signature it makes."""
 
     @property
-    def algorithm(self) -> str: ...
-
-    def sign(self, signing_input: bytes) -> bytes:
-        """The JWS signature (raw form for ES256) over ``signing_input``."""
+    def jwk(self) -> Mapping[str, Any]:
+        """The public key as a JWK with ``kid``, ``alg`` and ``use``."""
         ...
 
-    def public_jwk(self) -> Mapping[str, Any]:
-        """The public key as a JWK with ``kid``, ``alg`` and ``use``."""
+    def sign(self, signing_input: bytes) -> bytes:
+        """The JWS signature (raw r || s for ES256) over ``signing_input``."""
+        ...
+
+
+class TokenSigner(Protocol):
+    """The keys tokens are signed with. They rotate, so a verifier asks for the key a token names."""
+
+    def signing_key(self) -> SigningKey:
+        """The key that signs the tokens issued now."""
+        ...
+
+    def verification_key(self, kid: str) -> Mapping[str, Any] | None:
+        """The public JWK of ``kid`` if it is a key whose tokens may still be valid, else None."""
+        ...
+
+    def published(self) -> list[Mapping[str, Any]]:
+        """The public keys for the JWKS document."""
         ...
 
 

@@ -1,8 +1,8 @@
 """JWTs of the service: access tokens for integrators and short-lived authTokens for client SDKs.
 
-Both are signed by the stack's KMS key. They differ in audience and ``token_use``, so an authToken
-is never accepted where an access token is required, and a token of another tier or region (another
-issuer and audience) is never accepted at all.
+Both are signed by the stack's signing key of the day (``phoneid.adapters.kms.DailyTokenKeys``). They
+differ in audience and ``token_use``, so an authToken is never accepted where an access token is
+required, and a token of another tier or region (another issuer and audience) is never accepted.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 ACCESS_TOKEN_LIFETIME = timedelta(minutes=60)
 REFRESH_TOKEN_LIFETIME = timedelta(hours=24)
-ALLOWED_ALGORITHMS = ("ES256", "RS256")
+ALLOWED_ALGORITHMS = ("ES256",)
 REQUIRED_CLAIMS = ("exp", "iat", "iss", "aud", "sub", "jti", "token_use")
 # Tolerated clock difference for "issued at" between the signer and the verifier.
 CLOCK_SKEW = timedelta(seconds=30)
@@ -71,11 +71,12 @@ def _base64url(data: bytes) -> bytes:
 
 
 def encode(claims: Mapping[str, Any], signer: TokenSigner) -> str:
-    """Assemble a compact JWS: the signature comes from the signer, never from a local key."""
-    header = {"alg": signer.algorithm, "typ": "JWT", "kid": signer.public_jwk()["kid"]}
+    """Assemble a compact JWS, named and signed by one key (the one the signer signs with now)."""
+    key = signer.signing_key()
+    header = {"alg": key.jwk["alg"], "typ": "JWT", "kid": key.jwk["kid"]}
     segments = [_base64url(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)]
     signing_input = b".".join(segments)
-    return (signing_input + b"." + _base64url(signer.sign(signing_input))).decode()
+    return (signing_input + b"." + _base64url(key.sign(signing_input))).decode()
 
 
 def claims_for(
@@ -104,7 +105,7 @@ def claims_for(
 def verify(
     token: str,
     *,
-    jwks: Sequence[Mapping[str, Any]],
+    key_for: Callable[[str], Mapping[str, Any] | None],
     issuer: str,
     audience: str,
     token_use: str,
@@ -124,7 +125,8 @@ def verify(
         algorithm = header.get("alg")
         if algorithm not in ALLOWED_ALGORITHMS:
             raise Unauthorized("Unauthorized request: token algorithm not accepted")
-        jwk = next((k for k in jwks if k.get("kid") == header.get("kid")), None)
+        kid = header.get("kid")
+        jwk = key_for(kid) if isinstance(kid, str) else None
         if jwk is None or jwk.get("alg") != algorithm:
             raise Unauthorized("Unauthorized request: token signed by an unknown key")
         claims: dict[str, Any] = jwt.decode(

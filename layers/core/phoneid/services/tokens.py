@@ -49,7 +49,7 @@ class TokenService:
         return self._issue(client)
 
     def jwks(self) -> dict[str, Any]:
-        return {"keys": [dict(self._signer.public_jwk())]}
+        return {"keys": [dict(key) for key in self._signer.published()]}
 
     def authorize(self, authorization: str | None) -> Caller:
         """The caller an ``Authorization`` header proves, or Unauthorized."""
@@ -58,7 +58,7 @@ class TokenService:
             raise Unauthorized("Unauthorized request: expected 'Authorization: Bearer <access token>'")
         claims = tokens.verify(
             found.group(1),
-            jwks=[self._signer.public_jwk()],
+            key_for=self._signer.verification_key,
             issuer=self._audience.issuer,
             audience=self._audience.api,
             token_use="access",
@@ -77,7 +77,7 @@ class TokenService:
             raise Unauthorized("Unauthorized request: expected 'Authorization: Bearer <authToken>'")
         claims = tokens.verify(
             found.group(1),
-            jwks=[self._signer.public_jwk()],
+            key_for=self._signer.verification_key,
             issuer=self._audience.issuer,
             audience=self._audience.client_sdk,
             token_use="client",
