@@ -87,6 +87,8 @@ export class Authenticator {
   // Resolves with the finish step's result; rejects when the customer cancels or the flow cannot run.
   async authenticate(authToken) {
     const api = new ClientApi(authToken);
+    const atStart = sessionAtStart(api.claims);
+    if (atStart) return this.#finish(api, await this.#possessFromStart(api, atStart));
     let session = await api.session();
     if (api.claims.flow === "unify" && session.status === "pending") {
       // A unified flow: this client says which possession it can run.
@@ -117,6 +119,21 @@ export class Authenticator {
     const finish = this.config.authFinishStep;
     if (!finish) return session;
     return finish({ authId: api.claims.sub, status: session.status });
+  }
+
+  // A staged flow begins with what its authToken says start offered, without a first call for the
+  // session. If the flow moved on since (the page was reloaded), the first step is refused with
+  // 8003: the session then says where it stands, and possession goes on from there.
+  async #possessFromStart(api, atStart) {
+    let session;
+    try {
+      session = await this.#possess(api, atStart);
+    } catch (error) {
+      if (error.code !== 8003) throw error;
+      session = await api.session();
+      if (session.status === "pending") session = await this.#possess(api, session);
+    }
+    return session === atStart ? api.session() : session; // no step ran: the server says the status
   }
 
   async #possess(api, session) {
@@ -213,6 +230,18 @@ export class Authenticator {
     }
     return api.session();
   }
+}
+
+// The session as start left it, from a staged flow's authToken (`methods`, `phoneNumberNeeded`);
+// null for unified flows and for tokens without those claims.
+function sessionAtStart(claims) {
+  if (claims.flow !== "staged" || !Array.isArray(claims.methods)) return null;
+  return {
+    status: "pending",
+    flowType: claims.flowType,
+    methods: claims.methods,
+    phoneNumberNeeded: claims.phoneNumberNeeded === true,
+  };
 }
 
 function describe(error) {

@@ -206,6 +206,40 @@ describe("mobile web (OTP)", () => {
   });
 });
 
+describe("the SDK on its own", () => {
+  test("a staged flow starts from its authToken, and the same token run again picks up where the flow is", async () => {
+    const page = await demoPage(stack, { mobile: true });
+    const calls = [];
+    page.on("request", (request) => {
+      const { pathname } = new URL(request.url());
+      if (pathname.startsWith("/client/v1/") && request.method() === "POST") calls.push(pathname.slice(11));
+    });
+    const runs = await page.evaluate(async (phoneNumber) => {
+      const { AuthenticatorBuilder } = await import("/sdk/phoneid.js");
+      const started = await fetch("/demo/api/start", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ api: "staged", flowType: "mobile", phoneNumber }),
+      });
+      const { authToken } = await started.json();
+      const authenticator = new AuthenticatorBuilder()
+        .withMobileAuthImplementation("fetch")
+        .withAuthFinishStep(async (result) => result)
+        .build();
+      const first = await authenticator.authenticate(authToken);
+      const again = await authenticator.authenticate(authToken); // a reloaded page with the same token
+      return { first, again };
+    }, MOBILE_AUTH_USER);
+
+    // The first run went straight to Mobile Auth; the second was refused that step (8003: decided),
+    // read the session, and finished with the same outcome
+    assert.equal(runs.first.status, "passed");
+    assert.equal(runs.again.status, "passed");
+    assert.equal(calls[0], "mobile-auth", `no session call before the first step: ${calls}`);
+    assert.deepEqual(calls.slice(-2), ["mobile-auth", "session"]);
+  });
+});
+
 describe("desktop (Instant Link)", () => {
   test("opening the texted link on the phone finishes the desktop page over its WebSocket", async () => {
     const before = (await stack.outbox(OTP_USER)).length;

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jwt
 import pytest
 
 from tests.device import Device, latest_link, pushed
@@ -172,3 +173,42 @@ def test_flows_offer_only_their_methods(api: Api) -> None:
     assert otp_on_desktop.status == 403
     assert socket_on_mobile == 403
     assert api.outbox(OTP_PASS) == []
+
+
+@pytest.mark.parametrize(
+    ("phone", "fields"),
+    [
+        (OTP_PASS, {}),
+        (MOBILE_AUTH_PASS, {}),
+        (FALLBACK, {}),
+        (HARD_FAIL_NA, {}),
+        (OTP_PASS, {"flowType": "desktop", "finalTargetUrl": TARGET}),
+    ],
+    ids=["otp", "mobile-auth", "fallback", "hard-fail", "desktop"],
+)
+def test_a_staged_auth_token_names_what_the_session_offers_at_start(
+    api: Api, phone: str, fields: dict[str, Any]
+) -> None:
+    # Given a staged flow just started
+    _, device = start(api.integrator(), phone, **fields)
+
+    # When the SDK reads its authToken, and the session it would otherwise have asked for first
+    claims = jwt.decode(device.auth_token, options={"verify_signature": False})
+    session = device.session()
+
+    # Then both say the same: the methods in order, and whether the SDK must ask for a number
+    assert claims["flow"] == "staged"
+    assert (claims["methods"], claims["phoneNumberNeeded"]) == (
+        session["methods"],
+        session["phoneNumberNeeded"],
+    )
+
+
+def test_a_unified_auth_token_names_no_methods(api: Api) -> None:
+    # A unified flow's client reads the session first: it may choose the flow type or prove a key
+    started = api.integrator().post("/v3/unify", {"possessionType": "mobile", "phoneNumber": OTP_PASS})
+    claims = jwt.decode(started.json()["authToken"], options={"verify_signature": False})
+
+    assert claims["flow"] == "unify"
+    assert "methods" not in claims
+    assert "phoneNumberNeeded" not in claims

@@ -17,6 +17,7 @@ from phoneid.adapters.sandbox import CatalogueIdentitySource
 from phoneid.domain import tokens
 from phoneid.domain.clients import ALL_COUNTRIES, Caller, Solution, Tier
 from phoneid.domain.identity import Address, Identity
+from phoneid.domain.offer import MethodOffer
 from phoneid.domain.phone import Region
 from phoneid.domain.possession import Method, passed
 from phoneid.domain.sandbox import Catalogue
@@ -121,6 +122,7 @@ def staged_world(
         audience=audience,
         signals=ScriptedSignals(catalogue) if catalogue is not None else production_signals(source, clock),
         policies=PolicyBook(InMemoryClientStore(), clock),
+        offer=MethodOffer(catalogue, mobile_auth_runs=catalogue is not None, region=region),
     )
     return StagedWorld(flow=flow, sessions=sessions, clock=clock, signer=signer, audience=audience)
 

@@ -16,6 +16,7 @@ from phoneid.config import Settings
 
 if TYPE_CHECKING:
     from phoneid.adapters.camara_signals import CamaraNetworkClient
+    from phoneid.domain.offer import MethodOffer
     from phoneid.domain.sandbox import Catalogue
     from phoneid.domain.tokens import Audience
     from phoneid.ports import (
@@ -499,7 +500,15 @@ class Container:
             audience=self.audience,
             signals=self.signals,
             policies=self.policies,
+            offer=self.method_offer,
         )
+
+    @cached_property
+    def method_offer(self) -> MethodOffer:
+        from phoneid.domain.offer import MethodOffer
+
+        runs = self.catalogue is not None or self.settings.mobile_auth_configured
+        return MethodOffer(self.catalogue, runs, self.settings.region)
 
     @cached_property
     def verify(self) -> VerifyService:

@@ -22,13 +22,14 @@ from phoneid.api.client_models import (
 from phoneid.domain.clients import Flag
 from phoneid.domain.devicekeys import InvalidKeyProof, KeyStatus, canonical_jwk, verify_proof
 from phoneid.domain.errors import DeviceRevoked
+from phoneid.domain.offer import POSSESSION_STEPS
 from phoneid.domain.possession import Method, PossessionClosed, passed
 from phoneid.domain.possession import failed as failed_possession
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import Possession, Session, Unify
 from phoneid.domain.tokens import FlowToken
 from phoneid.ports import Clock, DeviceKeyStore
-from phoneid.services.possession import POSSESSION_STEPS, MethodUnavailable
+from phoneid.services.possession import MethodUnavailable
 from phoneid.services.possession import Possession as PossessionService
 from phoneid.services.sessions import SessionSteps
 

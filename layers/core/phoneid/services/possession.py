@@ -21,7 +21,7 @@ from phoneid.api.client_models import ClientSession, DeviceKeyView, InstantLinkV
 from phoneid.domain import possession as rules
 from phoneid.domain.clients import Caller, Flag
 from phoneid.domain.errors import InvalidCorrelationId, MalformedRequest, PhoneIdError, UnauthorizedForCountry
-from phoneid.domain.flow import Step
+from phoneid.domain.offer import POSSESSION_STEPS, MethodOffer
 from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, mask, parse_phone
 from phoneid.domain.possession import (
     LINK_LIFETIME,
@@ -53,7 +53,6 @@ from phoneid.services.staged import Stack
 logger = Logger(child=True)
 
 # The steps during which a session accepts possession work.
-POSSESSION_STEPS = frozenset({Step.VALIDATE, Step.UNIFY_STATUS, Step.UNIFY_BIND})
 
 SANDBOX_CODE = "1234"
 LINK_MESSAGE = "Tap to verify your phone number: {link} (expires in 3 minutes)"
@@ -97,6 +96,7 @@ class Possession:
         self._clock = clock
         self._stack = stack
         self._websocket_url = websocket_url
+        self._offer = MethodOffer(catalogue, carrier is not None, stack.region)
 
     # --- what the client needs ---------------------------------------------------------------
 
@@ -104,7 +104,7 @@ class Possession:
         return self.present(self._steps.load(token.client_id, token.correlation_id), token.caller)
 
     def _user(self, session: Session) -> TestUser | None:
-        return self._catalogue.find(session.phone_number) if self._catalogue else None
+        return self._offer.user(session)
 
     def _caller(self, session: Session) -> Caller:
         """The session's client, read: for the one call that comes without an authorizer's context."""
@@ -112,37 +112,6 @@ class Possession:
         if client is None or not client.enabled:
             raise InvalidCorrelationId()
         return client.as_caller()
-
-    def _mobile_auth_offered(self, session: Session) -> bool:
-        if session.flow_type != "mobile":
-            return False
-        user = self._user(session)
-        if user is not None:
-            return user.signals.get("mobileAuth") in ("pass", "fail")
-        return self._carrier is not None and (session.phone_number is not None or self._stack.region == "US")
-
-    def _otp_offered(self, session: Session) -> bool:
-        if session.flow_type != "mobile":
-            return False
-        user = self._user(session)
-        # Sandbox users scripted with "no fallback" fail when Mobile Auth fails.
-        return user is None or user.signals.get("otpFallback", True) is not False
-
-    def _methods(self, session: Session) -> list[Method]:
-        state = session.possession
-        if state.decided or session.next_step not in POSSESSION_STEPS:
-            return []
-        if session.flow_type == "desktop":
-            return [Method.INSTANT_LINK]
-        methods = []
-        if self._mobile_auth_offered(session) and state.mobile_auth in (
-            MobileAuth.NOT_TRIED,
-            MobileAuth.REDIRECTED,
-        ):
-            methods.append(Method.MOBILE_AUTH)
-        if self._otp_offered(session):
-            methods.append(Method.OTP)
-        return methods
 
     def present(self, session: Session, caller: Caller, redirect: str | None = None) -> ClientSession:
         """What the client SDK sees of a session."""
@@ -165,7 +134,7 @@ class Possession:
                 websocketUrl=self._websocket_url,
             )
         mobile_auth = None
-        if self._mobile_auth_offered(session):
+        if self._offer.mobile_auth(session):
             status = {
                 MobileAuth.NOT_TRIED: "not-tried",
                 MobileAuth.REDIRECTED: "redirect" if redirect else "not-tried",
@@ -180,7 +149,7 @@ class Possession:
             status=state.status.value,
             phoneNumberNeeded=session.phone_number is None,
             numberChangeAllowed=limits.number_change_enabled,
-            methods=[m.value for m in self._methods(session)],
+            methods=[m.value for m in self._offer.methods(session)],
             mobileAuth=mobile_auth,
             otp=otp,
             instantLink=link,
@@ -242,7 +211,7 @@ class Possession:
         carrier = self._carrier
 
         def decide(session: Session) -> tuple[Session, None]:
-            self._require_open(session, Method.MOBILE_AUTH, self._methods(session))
+            self._require_open(session, Method.MOBILE_AUTH, self._offer.methods(session))
             possession = replace(
                 session.possession,
                 mobile_auth=MobileAuth.REDIRECTED,
@@ -288,7 +257,7 @@ class Possession:
                     current, possession=rules.passed(updated, Method.MOBILE_AUTH), phone_number=number
                 ), None
             possession = replace(possession, mobile_auth=MobileAuth.FAILED, last_error="mobile-auth-failed")
-            if not self._otp_offered(current):
+            if not self._offer.otp(current):
                 possession = rules.failed(possession, Method.MOBILE_AUTH, "mobile-auth-failed")
             return replace(current, possession=possession), None
 
@@ -406,14 +375,14 @@ class Possession:
         request failed, 8000): its retry counts the one text that goes out.
         """
         loaded = self._steps.load(token.client_id, token.correlation_id)
-        self._require_open(loaded, method, self._methods(loaded))
+        self._require_open(loaded, method, self._offer.methods(loaded))
         phone = self._number(loaded, phone_text, token.caller)
         destination = phone.e164 if phone else loaded.phone_number
         assert destination is not None
         spent = self._budget.spend(destination, token.client_id)
 
         def decide(session: Session) -> tuple[Session, Session]:
-            self._require_open(session, method, self._methods(session))
+            self._require_open(session, method, self._offer.methods(session))
             numbered, new_number = self._with_number(session, phone)
             state = rules.before_send(
                 numbered.possession,

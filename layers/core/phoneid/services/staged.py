@@ -25,6 +25,7 @@ from phoneid.domain.errors import MalformedRequest, SandboxUserNotFound
 from phoneid.domain.evaluation import Evaluation, Observations, describe, evaluate
 from phoneid.domain.flow import Step, next_map
 from phoneid.domain.identity import Address, Claimed, Identity, match, ssn_digits
+from phoneid.domain.offer import MethodOffer
 from phoneid.domain.phone import PhoneNumber, Region, mask
 from phoneid.domain.phone_access import checked_phone
 from phoneid.domain.possession import Method, PossessionState, passed, sms_template
@@ -63,7 +64,9 @@ class StagedFlow:
         audience: Audience,
         signals: Gatherer,
         policies: PolicyBook,
+        offer: MethodOffer,
     ) -> None:
+        self._offer = offer
         self._signals = signals
         self._policies = policies
         self._steps = steps
@@ -169,6 +172,18 @@ class StagedFlow:
 
     def auth_token(self, session: Session, api_base: str) -> str:
         """The flow's JWT for the client SDK: its audience and use keep it out of /v3."""
+        extra: dict[str, object] = {
+            "cid": session.client_id,
+            "flowType": session.flow_type,
+            "flow": "unify" if session.unify else "staged",
+            "api": api_base,
+        }
+        if session.unify is None:
+            # What the session offers as it starts: an SDK can begin possession at once, without a
+            # first call for the session (docs/client-api.md). A unified flow's client still asks:
+            # it may choose the flow type and prove a device key first.
+            extra["methods"] = [method.value for method in self._offer.methods(session)]
+            extra["phoneNumberNeeded"] = session.phone_number is None
         claims = tokens.claims_for(
             audience=self._audience.client_sdk,
             issuer=self._audience.issuer,
@@ -176,12 +191,7 @@ class StagedFlow:
             token_use="client",
             now=session.created_at,
             lifetime=SESSION_LIFETIME,
-            extra={
-                "cid": session.client_id,
-                "flowType": session.flow_type,
-                "flow": "unify" if session.unify else "staged",
-                "api": api_base,
-            },
+            extra=extra,
         )
         return tokens.encode(claims, self._signer)
 
