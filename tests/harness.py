@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,3 +226,10 @@ def at_once(call: Callable[[], T], times: int) -> list[T]:
     failures = [r for r in results if isinstance(r, BaseException) or r is None]
     assert not failures, failures
     return cast(list[T], results)
+
+
+def kms_calls(kms: Any) -> Counter[str]:
+    """The KMS operations a client makes from now on, counted by name."""
+    calls: Counter[str] = Counter()
+    kms.meta.events.register("before-call.kms.*", lambda model, **_: calls.update([model.name]))
+    return calls

@@ -3,19 +3,12 @@ its entry make no KMS call of their own, and a MAC KMS made before the change st
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
 
 from phoneid.adapters.kms import DerivedKeyMac, KmsCodeMac, OneTimeCodeMac
-from tests.harness import Api
-
-
-def kms_calls(kms: Any) -> Counter[str]:
-    calls: Counter[str] = Counter()
-    kms.meta.events.register("before-call.kms.*", lambda model, **_: calls.update([model.name]))
-    return calls
+from tests.harness import Api, kms_calls
 
 
 @pytest.fixture

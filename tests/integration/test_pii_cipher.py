@@ -3,14 +3,13 @@ use, and every record stays bound to its own context, as KMS Encrypt would bind 
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
 
 from phoneid.adapters.kms import KmsPiiCipher
 from phoneid.domain.errors import InternalError
-from tests.harness import Api
+from tests.harness import Api, kms_calls
 
 
 class Clock:
@@ -19,12 +18,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.seconds
-
-
-def kms_calls(kms: Any) -> Counter[str]:
-    calls: Counter[str] = Counter()
-    kms.meta.events.register("before-call.kms.*", lambda model, **_: calls.update([model.name]))
-    return calls
 
 
 def session(client: str, correlation_id: str) -> dict[str, str]:

@@ -3,7 +3,6 @@ and day, whatever the number of tokens; yesterday's, today's and tomorrow's keys
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -12,7 +11,7 @@ import pytest
 from phoneid.adapters.kms import DailyTokenKeys
 from phoneid.domain import tokens
 from phoneid.domain.errors import Unauthorized
-from tests.harness import Api
+from tests.harness import Api, kms_calls
 
 ISSUER, AUDIENCE = "urn:phoneid:sandbox:us", "urn:phoneid:sandbox:us:api"
 
@@ -23,12 +22,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
-
-
-def kms_calls(kms: Any) -> Counter[str]:
-    calls: Counter[str] = Counter()
-    kms.meta.events.register("before-call.kms.*", lambda model, **_: calls.update([model.name]))
-    return calls
 
 
 @pytest.fixture

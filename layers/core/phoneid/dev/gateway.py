@@ -4,9 +4,11 @@ responses, and Lambda proxy integration, all as configured in ``template.yaml``.
 from __future__ import annotations
 
 import json
+import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from phoneid.dev.events import LambdaContext, method_arn, rest_event
@@ -25,13 +27,48 @@ class HttpResponse:
         return json.loads(self.body)
 
 
+class AuthorizerAnswers:
+    """API Gateway's authorizer cache: a policy is kept per authorizer and Authorization header for
+    the authorizer's ``ReauthorizeEvery`` seconds of the stack's clock, and serves every request
+    with that header meanwhile (a disabled client is refused within that time, as in AWS). Only
+    policies are kept, allow or deny; a 401 or a failed authorizer is asked again next time."""
+
+    MAX_ANSWERS = 10_000
+
+    def __init__(self, now: Callable[[], datetime]) -> None:
+        self._now = now
+        self._answers: dict[tuple[str, str], tuple[datetime, dict[str, Any] | None]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str, header: str) -> tuple[bool, dict[str, Any] | None]:
+        """(found, the allowed context or None for a denial)."""
+        with self._lock:
+            kept = self._answers.get((name, header))
+            if kept is None:
+                return False, None
+            if kept[0] <= self._now():
+                del self._answers[(name, header)]
+                return False, None
+            return True, kept[1]
+
+    def put(self, name: str, header: str, seconds: int, context: dict[str, Any] | None) -> None:
+        with self._lock:
+            if len(self._answers) >= self.MAX_ANSWERS:
+                self._answers.pop(next(iter(self._answers)))  # the oldest
+            self._answers[(name, header)] = (self._now() + timedelta(seconds=seconds), context)
+
+
 class LocalGateway:
-    def __init__(self, stack: LocalStack) -> None:
+    """``answers``: API Gateway's authorizer cache (``phoneid dev``). Without it every request asks
+    the authorizer, which the test harness wants: each test sees the authorizer's own calls."""
+
+    def __init__(self, stack: LocalStack, answers: AuthorizerAnswers | None = None) -> None:
         self._stack = stack
         self._template = stack.template
         self._routes = self._template.routes + self._template.preflights
         self._authorizers = self._template.authorizers
         self._cors = self._template.cors
+        self._answers = answers
 
     def _gateway_response(self, kind: str) -> HttpResponse:
         response = self._template.gateway_response(kind)
@@ -101,6 +138,10 @@ class LocalGateway:
         authorizer = self._authorizers[name]
         if not header or not authorizer.header_pattern.match(header):
             return self._gateway_response("UNAUTHORIZED")
+        if self._answers is not None:
+            found, context = self._answers.get(name, header)
+            if found:
+                return dict(context) if context is not None else self._gateway_response("ACCESS_DENIED")
         event = {"type": "TOKEN", "authorizationToken": header, "methodArn": method_arn(method, path)}
         try:
             policy = self._stack.invoke(
@@ -110,9 +151,11 @@ class LocalGateway:
             kind = "UNAUTHORIZED" if str(error) == "Unauthorized" else "DEFAULT_5XX"
             return self._gateway_response(kind)
         statements = policy.get("policyDocument", {}).get("Statement", [])
-        if not any(s.get("Effect") == "Allow" for s in statements):
-            return self._gateway_response("ACCESS_DENIED")
-        return {**policy.get("context", {}), "principalId": policy.get("principalId")}
+        allowed = any(s.get("Effect") == "Allow" for s in statements)
+        context = {**policy.get("context", {}), "principalId": policy.get("principalId")} if allowed else None
+        if self._answers is not None:
+            self._answers.put(name, header, authorizer.reauthorize_every, context)
+        return context if context is not None else self._gateway_response("ACCESS_DENIED")
 
     @staticmethod
     def _from_proxy_result(result: Mapping[str, Any]) -> HttpResponse:

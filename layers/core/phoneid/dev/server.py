@@ -26,7 +26,7 @@ from typing import Any
 from phoneid.dev.clock import OffsetClock
 from phoneid.dev.emulation import MotoServer
 from phoneid.dev.events import LambdaContext, websocket_event
-from phoneid.dev.gateway import LocalGateway
+from phoneid.dev.gateway import AuthorizerAnswers, LocalGateway
 from phoneid.dev.operator import FakeOperator
 from phoneid.dev.outbox import Outbox
 from phoneid.dev.processes import FunctionProcesses, function_specs
@@ -83,7 +83,7 @@ class DevStack:
         self.tier, self.region, self.base_url = tier, region, base_url
         # Where processes on this machine reach it; base_url is what links carry (maybe a LAN address).
         self.local_url = local_url or base_url
-        self.gateway = LocalGateway(self.stack)
+        self.gateway = LocalGateway(self.stack, AuthorizerAnswers(self.clock.now))
         self.outbox = Outbox()
         # What Lambda's SQS event source mappings and EventBridge Scheduler do in AWS.
         self.queue_pollers = pollers(self.stack)
