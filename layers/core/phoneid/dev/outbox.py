@@ -25,9 +25,13 @@ def _backend() -> Any:
 def sent_messages() -> list[dict[str, str]]:
     """Every SMS moto recorded, oldest first: ``{"to", "text", "via"}``."""
     backend = _backend()
-    messages = [{"to": number, "text": text, "via": "sms"} for number, text in backend.sms_messages.values()]
+    # Copied in one step (``list`` of a dict view runs under the GIL): handlers on other threads
+    # publish meanwhile, and a dict that grows while a loop walks it raises.
+    messages = [
+        {"to": number, "text": text, "via": "sms"} for number, text in list(backend.sms_messages.values())
+    ]
     for topic in list(backend.topics.values()):
-        for _id, text, _subject, attributes, _group in topic.sent_notifications:
+        for _id, text, _subject, attributes, _group in list(topic.sent_notifications):
             number = ((attributes or {}).get("phoneNumber") or {}).get("Value") or ""
             if number:
                 messages.append({"to": number, "text": text, "via": "sandbox-topic"})
