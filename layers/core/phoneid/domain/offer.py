@@ -15,6 +15,7 @@ from phoneid.domain.possession import Method, MobileAuth
 from phoneid.domain.sandbox import Catalogue, TestUser
 from phoneid.domain.session import Session
 
+# The steps during which a session accepts possession work.
 POSSESSION_STEPS = frozenset({Step.VALIDATE, Step.UNIFY_STATUS, Step.UNIFY_BIND})
 
 

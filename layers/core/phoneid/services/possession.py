@@ -52,8 +52,6 @@ from phoneid.services.staged import Stack
 
 logger = Logger(child=True)
 
-# The steps during which a session accepts possession work.
-
 SANDBOX_CODE = "1234"
 LINK_MESSAGE = "Tap to verify your phone number: {link} (expires in 3 minutes)"
 
