@@ -3,6 +3,8 @@ shortcuts it takes through moto give the results moto and AWS give."""
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
 import uuid
 from collections.abc import Iterator
@@ -10,6 +12,7 @@ from typing import Any
 
 import boto3
 import pytest
+from aws_lambda_powertools import Logger
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
@@ -17,7 +20,9 @@ from phoneid import bootstrap
 from phoneid.dev.emulation import atomic_dynamodb_writes, quicker_moto_calls
 from phoneid.domain.clients import Caller
 from phoneid.domain.errors import InvalidCorrelationId
-from tests.harness import Api, at_once
+from tests.harness import Api, LogRecorder, at_once
+
+logger = Logger(child=True)
 
 
 class _StepsThatMeet:
@@ -30,11 +35,12 @@ class _StepsThatMeet:
     def validate(self, caller: Caller, correlation_id: str) -> Any:
         self.callers[correlation_id] = caller.client_id
         self._all_inside.wait(timeout=30)
+        logger.info("inside validate", extra={"flow": correlation_id})
         raise InvalidCorrelationId()
 
 
-def test_overlapping_requests_are_each_answered_from_their_own_event(api: Api) -> None:
-    # Given two integrators, and a validate step that holds each request until both are inside it
+def _overlapping_validates(api: Api) -> tuple[_StepsThatMeet, dict[str, str], list[tuple[str, Any]]]:
+    """Two integrators' validate calls at once, each held in its handler until both are inside."""
     first, second = api.integrator(), api.integrator()
     first.access_token, second.access_token  # noqa: B018 - tokens first: only the calls overlap
     steps = _StepsThatMeet(requests=2)
@@ -49,8 +55,12 @@ def test_overlapping_requests_are_each_answered_from_their_own_event(api: Api) -
         response = integrator.post("/v3/validate", {"correlationId": sent[integrator.client_id]})
         return integrator.client_id, response
 
-    # When both call at once, and each handler reads its event after the other's has begun
-    answers = at_once(validate, times=2)
+    return steps, sent, at_once(validate, times=2)
+
+
+def test_overlapping_requests_are_each_answered_from_their_own_event(api: Api) -> None:
+    # When two integrators call at once, and each handler reads its event after the other's has begun
+    steps, sent, answers = _overlapping_validates(api)
 
     # Then each is refused with its own correlation id, and each handler saw its own client
     for client_id, response in answers:
@@ -225,3 +235,31 @@ def test_only_calls_the_mock_answers_in_process_go_unsigned(aws: None) -> None:
     assert signatures["dynamodb"] is None
     assert str(signatures["sns"]).startswith("AWS4-HMAC-SHA256 ")
     assert str(signatures["elsewhere"]).startswith("AWS4-HMAC-SHA256 ")
+
+
+class _FormattedLines(logging.Handler):
+    """The service's lines as its Powertools formatter writes them, formatted in the logging thread."""
+
+    def __init__(self, formatter: logging.Formatter | None) -> None:
+        super().__init__(logging.INFO)
+        self.setFormatter(formatter)
+        self.lines: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(json.loads(self.format(record)))
+
+
+def test_overlapping_requests_log_each_their_own_correlation_id(api: Api, logged: LogRecorder) -> None:
+    service = logging.getLogger("phoneid")
+    written = _FormattedLines(service.handlers[0].formatter)
+    service.addHandler(written)
+    try:
+        # When two requests log while both are inside their handlers
+        _overlapping_validates(api)
+    finally:
+        service.removeHandler(written)
+
+    # Then each line carries the request id its own handler was invoked with, not the other's
+    inside = [line for line in written.lines if line["message"] == "inside validate"]
+    assert len(inside) == 2
+    assert len({line["correlation_id"] for line in inside}) == 2

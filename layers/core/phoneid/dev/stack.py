@@ -70,6 +70,39 @@ def _resolvers_per_thread() -> None:
         BaseRouter.__class__ = PerThreadRouterMeta  # type: ignore[method-assign,assignment]
 
 
+def _log_keys_per_thread() -> None:
+    """Each request its own log keys, as each Lambda invocation has its process.
+
+    Powertools' formatter keeps the keys every line carries (the correlation id, the invocation's
+    context, what a handler appends) in one dict per logger, which overlapping requests on threads
+    of one process would share: a line could carry another request's correlation id. Here they go
+    to Powertools' per-context keys instead (its ``thread_safe_*`` store), which each thread, and
+    each request the server runs, has apart."""
+    from aws_lambda_powertools.logging import formatter
+
+    cls = formatter.LambdaPowertoolsFormatter
+    with _patching:
+        if getattr(cls, "_keys_per_thread", False):
+            return
+        clear_shared = cls.clear_state
+
+        def append_keys(self: Any, **keys: Any) -> None:
+            formatter.set_context_keys(**keys)
+
+        def remove_keys(self: Any, keys: Any) -> None:
+            formatter.set_context_keys()  # this context's own dict, before removing from it
+            formatter.remove_context_keys(keys)
+
+        def clear_state(self: Any) -> None:
+            clear_shared(self)
+            formatter.clear_context_keys()
+
+        cls.append_keys = append_keys  # type: ignore[method-assign]
+        cls.remove_keys = remove_keys  # type: ignore[method-assign]
+        cls.clear_state = clear_state  # type: ignore[method-assign]
+        cls._keys_per_thread = True  # type: ignore[attr-defined]
+
+
 @dataclass
 class LocalStack:
     parameters: Mapping[str, str]
@@ -293,6 +326,7 @@ class LocalStack:
 
     def _load(self, logical_id: str, number: int) -> LambdaHandler:
         _resolvers_per_thread()
+        _log_keys_per_thread()
         function = self.template.functions[logical_id]
         module_name = f"functions_{logical_id}_{number}"
         spec = importlib.util.spec_from_file_location(module_name, function.module_path)
