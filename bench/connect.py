@@ -56,20 +56,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import _setup  # noqa: F401 - first: the import path and the fake AWS environment (bench/_setup.py)
+
+# isort: split
+
+from phoneid.dev.emulation import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
-# bench/ off the path, where http.py would shadow the standard module; the repository (its tests
-# package) first.
-if str(Path(__file__).resolve().parent) in sys.path:
-    sys.path.remove(str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 BIN = Path(sys.executable).parent
-
-from phoneid.dev.emulation import FAKE_CREDENTIALS, free_port  # noqa: E402
-
-os.environ.update(FAKE_CREDENTIALS)
-os.environ.update(
-    POWERTOOLS_TRACE_DISABLED="true", POWERTOOLS_METRICS_DISABLED="true", POWERTOOLS_LOG_LEVEL="ERROR"
-)
 
 CLIENT = "bench"
 KIND = "humanAssurance"  # a passing row is enrolled whatever its name: the most writes a file can ask

@@ -33,9 +33,7 @@ import functools
 import itertools
 import json
 import math
-import os
 import re
-import sys
 import threading
 import time
 from collections import Counter, defaultdict
@@ -43,23 +41,14 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-# bench/ off the path, where http.py would shadow the standard module; the repository (its tests
-# package) first.
-if str(Path(__file__).resolve().parent) in sys.path:
-    sys.path.remove(str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _setup  # noqa: F401 - first: the import path and the fake AWS environment (bench/_setup.py)
 
-from phoneid.dev.emulation import FAKE_CREDENTIALS
-
-os.environ.update(FAKE_CREDENTIALS)
-os.environ.update(
-    POWERTOOLS_TRACE_DISABLED="true", POWERTOOLS_METRICS_DISABLED="true", POWERTOOLS_LOG_LEVEL="ERROR"
-)
+# isort: split
 
 import botocore.client
+import jwt
 from moto import mock_aws
 
 from phoneid import bootstrap
@@ -703,7 +692,7 @@ class World:
     def otp_possession(self, auth_token: str, phone: str) -> dict[str, Any]:
         """The web SDK's OTP run: text the code, enter it; the last session view. A staged flow's
         authToken names the methods, so the SDK reads the session first only in a unified flow."""
-        claims = json.loads(base64.urlsafe_b64decode(auth_token.split(".")[1] + "=="))
+        claims = jwt.decode(auth_token, options={"verify_signature": False})
         methods = (
             claims["methods"]
             if claims["flow"] == "staged"

@@ -8,25 +8,14 @@ prediction of Lambda latency (no network, no cold starts, moto instead of Dynamo
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
-# bench/ off the path, where http.py would shadow the standard module; the repository (its tests
-# package) first.
-if str(Path(__file__).resolve().parent) in sys.path:
-    sys.path.remove(str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _setup  # noqa: F401 - first: the import path and the fake AWS environment (bench/_setup.py)
 
-from phoneid.dev.emulation import FAKE_CREDENTIALS
-
-os.environ.update(FAKE_CREDENTIALS)
-os.environ.update(
-    POWERTOOLS_TRACE_DISABLED="true", POWERTOOLS_METRICS_DISABLED="true", POWERTOOLS_LOG_LEVEL="ERROR"
-)
+# isort: split
 
 from moto import mock_aws
 

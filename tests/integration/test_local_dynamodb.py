@@ -3,28 +3,9 @@
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
-
-from phoneid.dev.emulation import atomic_dynamodb_writes
-
-
-@pytest.fixture
-def dynamodb() -> Iterator[Any]:
-    atomic_dynamodb_writes()
-    with mock_aws():
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        client.create_table(
-            TableName="t",
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
-        yield client
 
 
 def put(name: str, value: str, condition: str | None = None) -> dict[str, Any]:

@@ -7,17 +7,14 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
 from aws_lambda_powertools import Logger
 from botocore.exceptions import ClientError
-from moto import mock_aws
 
 from phoneid import bootstrap
-from phoneid.dev.emulation import atomic_dynamodb_writes, quicker_moto_calls
 from phoneid.domain.clients import Caller
 from phoneid.domain.errors import InvalidCorrelationId
 from tests.harness import Api, LogRecorder, at_once
@@ -68,26 +65,6 @@ def test_overlapping_requests_are_each_answered_from_their_own_event(api: Api) -
         assert response.json()["code"] == 8008
         assert response.json()["correlationId"] == sent[client_id]
     assert steps.callers == {correlation_id: client_id for client_id, correlation_id in sent.items()}
-
-
-@pytest.fixture
-def aws() -> Iterator[None]:
-    atomic_dynamodb_writes()
-    quicker_moto_calls()
-    with mock_aws():
-        yield
-
-
-@pytest.fixture
-def dynamodb(aws: None) -> Any:
-    client = boto3.client("dynamodb", region_name="us-east-1")
-    client.create_table(
-        TableName="t",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    return client
 
 
 EVERY_TYPE = {
@@ -189,7 +166,7 @@ def test_refused_updates_are_refused_every_time(dynamodb: Any) -> None:
     assert dynamodb.get_item(TableName="t", Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "1"}
 
 
-def test_kms_keys_work_and_are_the_regions_and_accounts_they_were_asked_of(aws: None) -> None:
+def test_kms_keys_work_and_are_the_regions_and_accounts_they_were_asked_of(local_aws: None) -> None:
     for region in ("us-east-1", "eu-west-1"):
         kms = boto3.client("kms", region_name=region)
         key = kms.create_key(Description="pii")["KeyMetadata"]
@@ -208,7 +185,7 @@ def test_kms_keys_work_and_are_the_regions_and_accounts_they_were_asked_of(aws: 
         assert [k["KeyId"] for k in kms.list_keys()["Keys"]] == [key["KeyId"], signing["KeyId"]]
 
 
-def test_only_calls_the_mock_answers_in_process_go_unsigned(aws: None) -> None:
+def test_only_calls_the_mock_answers_in_process_go_unsigned(local_aws: None) -> None:
     signatures: dict[str, str | None] = {}
 
     def recorded(name: str, *, then_refuse: bool = False) -> Any:

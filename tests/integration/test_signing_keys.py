@@ -3,7 +3,7 @@ and day, whatever the number of tokens; yesterday's, today's and tomorrow's keys
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -11,17 +11,10 @@ import pytest
 from phoneid.adapters.kms import DailyTokenKeys
 from phoneid.domain import tokens
 from phoneid.domain.errors import Unauthorized
+from tests.fakes import FakeClock
 from tests.harness import Api, kms_calls
 
 ISSUER, AUDIENCE = "urn:phoneid:sandbox:us", "urn:phoneid:sandbox:us:api"
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
@@ -50,7 +43,10 @@ def verified(verifier: DailyTokenKeys, jwt: str, now: datetime) -> dict[str, Any
 def test_instances_derive_the_same_key_once_a_day_and_sign_without_kms(keys: tuple[Any, str]) -> None:
     kms, key_id = keys
     noon = datetime(2026, 11, 23, 12, tzinfo=UTC)
-    signer, verifier = DailyTokenKeys(kms, key_id, Clock(noon)), DailyTokenKeys(kms, key_id, Clock(noon))
+    signer, verifier = (
+        DailyTokenKeys(kms, key_id, FakeClock(noon).now),
+        DailyTokenKeys(kms, key_id, FakeClock(noon).now),
+    )
     calls = kms_calls(kms)
 
     # When one instance signs 50 tokens and another verifies them
@@ -67,30 +63,30 @@ def test_the_key_changes_at_midnight_and_yesterdays_tokens_verify_until_they_exp
     keys: tuple[Any, str],
 ) -> None:
     kms, key_id = keys
-    clock = Clock(datetime(2026, 11, 23, 23, 30, tzinfo=UTC))
-    stack = DailyTokenKeys(kms, key_id, clock)
-    late = token(stack, clock.now)
+    clock = FakeClock(datetime(2026, 11, 23, 23, 30, tzinfo=UTC))
+    stack = DailyTokenKeys(kms, key_id, clock.now)
+    late = token(stack, clock.current)
     monday = stack.signing_key().jwk["kid"]
 
     # When the day changes
-    clock.now = datetime(2026, 11, 24, 0, 10, tzinfo=UTC)
+    clock.current = datetime(2026, 11, 24, 0, 10, tzinfo=UTC)
 
     # Then a new key signs, and the token of 23:30 still verifies until its 60 minutes are up
     assert stack.signing_key().jwk["kid"] != monday
-    assert verified(stack, late, clock.now)["sub"] == "client-a"
-    clock.now = datetime(2026, 11, 24, 0, 31, tzinfo=UTC)
+    assert verified(stack, late, clock.current)["sub"] == "client-a"
+    clock.current = datetime(2026, 11, 24, 0, 31, tzinfo=UTC)
     with pytest.raises(Unauthorized, match="expired"):
-        verified(stack, late, clock.now)
+        verified(stack, late, clock.current)
 
 
 def test_a_key_two_days_old_or_a_foreign_key_verifies_nothing(keys: tuple[Any, str]) -> None:
     kms, key_id = keys
-    clock = Clock(datetime(2026, 11, 23, 12, tzinfo=UTC))
-    stack = DailyTokenKeys(kms, key_id, clock)
+    clock = FakeClock(datetime(2026, 11, 23, 12, tzinfo=UTC))
+    stack = DailyTokenKeys(kms, key_id, clock.now)
     monday = stack.signing_key().jwk["kid"]
     calls = kms_calls(kms)
 
-    clock.now += timedelta(days=2)
+    clock.advance(days=2)
     unknown = [stack.verification_key(kid) for kid in (monday, "forged-1", "forged-2", "forged-3")]
 
     # Then none is known, and however many unknown kids arrive, an instance derives at most three keys
@@ -102,18 +98,21 @@ def test_a_signer_whose_clock_is_in_tomorrow_signs_tokens_verifiers_accept(keys:
     kms, key_id = keys
     ahead = datetime(2026, 11, 24, 0, 0, 10, tzinfo=UTC)
     behind = datetime(2026, 11, 23, 23, 59, 50, tzinfo=UTC)
-    signer, verifier = DailyTokenKeys(kms, key_id, Clock(ahead)), DailyTokenKeys(kms, key_id, Clock(behind))
+    signer, verifier = (
+        DailyTokenKeys(kms, key_id, FakeClock(ahead).now),
+        DailyTokenKeys(kms, key_id, FakeClock(behind).now),
+    )
 
     assert verified(verifier, token(signer, ahead), behind)["sub"] == "client-a"
 
 
 def test_the_published_keys_are_yesterdays_todays_and_tomorrows(keys: tuple[Any, str]) -> None:
     kms, key_id = keys
-    clock = Clock(datetime(2026, 11, 23, 12, tzinfo=UTC))
-    stack = DailyTokenKeys(kms, key_id, clock)
+    clock = FakeClock(datetime(2026, 11, 23, 12, tzinfo=UTC))
+    stack = DailyTokenKeys(kms, key_id, clock.now)
     published_monday = [key["kid"] for key in stack.published()]
 
-    clock.now += timedelta(days=1)
+    clock.advance(days=1)
     published_tuesday = [key["kid"] for key in stack.published()]
 
     # Tomorrow's key is published a day before it signs; yesterday's stays for its tokens

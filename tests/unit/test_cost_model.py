@@ -23,10 +23,12 @@ def cost() -> ModuleType:
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up while it loads
+    sys.path.insert(0, str(SCRIPT.parent))  # as when run: its directory first, for bench/_setup.py
     try:
         spec.loader.exec_module(module)
     finally:
         del sys.modules[spec.name]
+        sys.modules.pop("_setup", None)
         os.environ.clear()
         os.environ.update(environment)
         sys.path[:] = path

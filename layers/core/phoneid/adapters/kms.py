@@ -52,7 +52,6 @@ _P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 class DayKey:
     """The ES256 key of one UTC day."""
 
-    day: date
     private_key: ec.EllipticCurvePrivateKey
     jwk: Mapping[str, str]
 
@@ -106,7 +105,7 @@ class DailyTokenKeys:
         private_key = ec.derive_private_key(
             int.from_bytes(material, "big") % (_P256_ORDER - 1) + 1, ec.SECP256R1()
         )
-        return DayKey(day, private_key, jwk_of(private_key.public_key()))
+        return DayKey(private_key, jwk_of(private_key.public_key()))
 
     def _today(self) -> date:
         return self._clock().astimezone(UTC).date()
@@ -118,8 +117,9 @@ class DailyTokenKeys:
         today = self._today()
         # Today's first: it signs nearly every token presented; the others are derived when asked for.
         for day in (today, today - timedelta(days=1), today + timedelta(days=1)):
-            if self._key(day).jwk["kid"] == kid:
-                return self._key(day).jwk
+            jwk = self._key(day).jwk
+            if jwk["kid"] == kid:
+                return jwk
         return None
 
     def published(self) -> list[Mapping[str, Any]]:

@@ -34,7 +34,8 @@ from urllib.parse import urlsplit
 
 _WRITE_OPERATIONS = ("put_item", "update_item", "delete_item", "transact_write_items")
 _READ_ACTIONS = ("get_item", "batch_get_item", "query", "scan", "transact_get_items")
-_write_lock = threading.RLock()
+# One item operation at a time, writes and the reads that copy items out (see atomic_dynamodb_writes).
+_item_lock = threading.RLock()
 _patched = False
 
 FAKE_CREDENTIALS = {
@@ -129,7 +130,7 @@ def atomic_dynamodb_writes() -> None:
     def serialised(method: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(method)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with _write_lock:
+            with _item_lock:
                 return method(*args, **kwargs)
 
         return wrapper

@@ -1,0 +1,34 @@
+"""moto in this process as the local stack runs it, for the tests of that emulation itself."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from phoneid.dev.emulation import atomic_dynamodb_writes, quicker_moto_calls
+
+
+@pytest.fixture
+def local_aws() -> Iterator[None]:
+    """moto's mock, with the local stack's fixes and shortcuts to moto applied."""
+    atomic_dynamodb_writes()
+    quicker_moto_calls()
+    with mock_aws():
+        yield
+
+
+@pytest.fixture
+def dynamodb(local_aws: None) -> Any:
+    """A DynamoDB client, and one table ``t`` keyed by the string ``pk``."""
+    client = boto3.client("dynamodb", region_name="us-east-1")
+    client.create_table(
+        TableName="t",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    return client
