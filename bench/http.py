@@ -10,10 +10,14 @@ the same flows in this process on moto, one thread, as bench/staged_flow.py runs
 ``Api``, time advanced one second per flow).
 
 Prints calls per second over HTTP, calls per second in process and their ratio, and the median and
-p95 of each call. These are figures for comparing changes on one machine, not a prediction of
-Lambda (moto instead of DynamoDB and KMS, every client on this machine).
+p95 of each call. With ``--baseline REV``, it first runs the same flows over HTTP against
+``phoneid dev`` as it was at git revision REV (checked out into a temporary worktree and run with
+this checkout's packages), and prints the ratio of today's throughput to that one, both measured in
+this run. These are figures for comparing changes on one machine, not a prediction of Lambda (moto
+instead of DynamoDB and KMS, every client on this machine).
 
     .venv/bin/python bench/http.py [--flows N] [--clients N] [--integrators N] [--in-process-flows N]
+                                   [--baseline REV]
 """
 
 from __future__ import annotations
@@ -30,11 +34,12 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 from collections import Counter, defaultdict  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from typing import Any  # noqa: E402
 
 TOKEN_ONLY = "+12025550111"  # Kira Petrova: possession passes without a client SDK
@@ -60,13 +65,17 @@ class Refused(Exception):
 # --- over HTTP ---------------------------------------------------------------------------------------
 
 
-def over_http(flows: int, clients: int, integrators: int) -> tuple[float, Timings, Counter[int]]:
-    """(seconds, timings, statuses) of ``flows`` flows from ``clients`` threads on ``phoneid dev``."""
+def over_http(
+    flows: int, clients: int, integrators: int, tree: Path | None = None
+) -> tuple[float, Timings, Counter[int]]:
+    """(seconds, timings, statuses) of ``flows`` flows from ``clients`` threads on ``phoneid dev``:
+    this checkout's, or that of the checkout ``tree`` (its package first on the server's path)."""
     from tests.e2e.conftest import start_dev_server
 
+    code = {"PYTHONPATH": str(tree / "layers" / "core")} if tree else {}
     with tempfile.TemporaryDirectory(prefix="phoneid-bench-") as directory:
         server = start_dev_server(
-            Path(directory), PHONEID_TIER="sandbox", PHONEID_REGION="US", PHONEID_SFTP_PORT="0"
+            Path(directory), PHONEID_TIER="sandbox", PHONEID_REGION="US", PHONEID_SFTP_PORT="0", **code
         )
         try:
             return _drive(server.base_url, flows, clients, integrators)
@@ -149,6 +158,20 @@ def _drive(base_url: str, flows: int, clients: int, integrators: int) -> tuple[f
     return seconds, timings, statuses
 
 
+@contextlib.contextmanager
+def checkout(revision: str) -> Iterator[Path]:
+    """A temporary worktree of this repository at ``revision``, removed afterwards."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="phoneid-bench-baseline-") as directory:
+        tree = Path(directory) / "tree"
+        git = ["git", "-C", str(root), "worktree"]
+        subprocess.run([*git, "add", "--detach", str(tree), revision], check=True, capture_output=True)  # noqa: S603
+        try:
+            yield tree
+        finally:
+            subprocess.run([*git, "remove", "--force", str(tree)], check=False, capture_output=True)  # noqa: S603
+
+
 # --- in this process ---------------------------------------------------------------------------------
 
 
@@ -216,14 +239,16 @@ def main() -> None:
         "--integrators", type=int, default=4, help="integrator clients per HTTP client (default 4)"
     )
     parser.add_argument("--in-process-flows", type=int, default=100, help="flows in process (default 100)")
+    parser.add_argument(
+        "--baseline", metavar="REV", help="also run the flows over HTTP on phoneid dev at git revision REV"
+    )
     args = parser.parse_args()
 
-    seconds, timings, statuses = over_http(args.flows, args.clients, args.integrators)
-    http_calls = sum(statuses.values())
-    http_rate = http_calls / seconds
-    print(f"staged flow over HTTP on phoneid dev, {args.clients} clients, {args.flows} flows")
-    print(f"  {http_rate:7.1f} calls/s   ({http_calls} calls in {seconds:.1f} s; statuses {dict(statuses)})")
-    _print_timings(timings)
+    baseline_rate = None
+    if args.baseline:
+        with checkout(args.baseline) as tree:
+            baseline_rate = _report_http(args, f"phoneid dev at {args.baseline}", tree)
+    http_rate = _report_http(args, "phoneid dev")
 
     local_seconds, local_timings = in_process(args.in_process_flows)
     local_calls = sum(len(values) for values in local_timings.values())
@@ -233,6 +258,19 @@ def main() -> None:
     _print_timings(local_timings)
 
     print(f"ratio HTTP ({args.clients} clients) / in process: {http_rate / local_rate:.2f}")
+    if baseline_rate:
+        print(f"ratio HTTP now / HTTP at {args.baseline}: {http_rate / baseline_rate:.2f}")
+
+
+def _report_http(args: argparse.Namespace, stack: str, tree: Path | None = None) -> float:
+    """Runs the flows over HTTP on ``stack``, prints its figures and answers its calls per second."""
+    seconds, timings, statuses = over_http(args.flows, args.clients, args.integrators, tree)
+    calls = sum(statuses.values())
+    rate = calls / seconds
+    print(f"staged flow over HTTP on {stack}, {args.clients} clients, {args.flows} flows")
+    print(f"  {rate:7.1f} calls/s   ({calls} calls in {seconds:.1f} s; statuses {dict(statuses)})")
+    _print_timings(timings)
+    return rate
 
 
 if __name__ == "__main__":

@@ -166,6 +166,57 @@ def test_refused_updates_are_refused_every_time(dynamodb: Any) -> None:
     assert dynamodb.get_item(TableName="t", Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "1"}
 
 
+def test_one_condition_expression_checks_each_call_its_own_values(dynamodb: Any) -> None:
+    dynamodb.put_item(TableName="t", Item={"pk": {"S": "a"}, "v": {"N": "1"}, "b": {"B": b"\x00\xff"}})
+
+    def update_if(condition: str, values: dict[str, Any], to: str) -> str:
+        try:
+            dynamodb.update_item(
+                TableName="t",
+                Key={"pk": {"S": "a"}},
+                UpdateExpression="SET v = :to",
+                ConditionExpression=condition,
+                ExpressionAttributeValues={":to": {"N": to}, **values},
+            )
+        except ClientError as refused:
+            return str(refused.response["Error"]["Code"])
+        return "updated"
+
+    assert update_if("v = :was", {":was": {"N": "1"}}, to="2") == "updated"
+    assert update_if("v = :was", {":was": {"N": "1"}}, to="3") == "ConditionalCheckFailedException"
+    assert update_if("v = :was", {":was": {"N": "2"}}, to="3") == "updated"
+    # The same text as bytes and as a string are different values.
+    assert update_if("b = :b", {":b": {"S": "AP8="}}, to="4") == "ConditionalCheckFailedException"
+    assert update_if("b = :b", {":b": {"B": b"\x00\xff"}}, to="4") == "updated"
+    for _ in range(2):  # the values an expression uses are known from the kept parse too
+        assert update_if("v = :was", {":was": {"N": "4"}, ":unused": {"N": "0"}}, to="5") == (
+            "ValidationException"
+        )
+    assert dynamodb.get_item(TableName="t", Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "4"}
+
+
+def test_requests_carry_the_user_agent_botocore_writes(
+    local_aws: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from botocore import useragent
+
+    sent: list[str] = []
+
+    def record(request: Any, **_: Any) -> None:
+        header = request.headers["User-Agent"]
+        sent.append(header.decode() if isinstance(header, bytes) else header)
+
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    dynamodb.meta.events.register_first("before-send", record)
+    dynamodb.list_tables()
+    cleaned_each_time = useragent.sanitize_user_agent_string_component.__wrapped__  # type: ignore[attr-defined]
+    monkeypatch.setattr(useragent, "sanitize_user_agent_string_component", cleaned_each_time)
+    dynamodb.list_tables()
+
+    assert sent[0] == sent[1]
+    assert sent[0].startswith("Boto3/")
+
+
 def test_kms_keys_work_and_are_the_regions_and_accounts_they_were_asked_of(local_aws: None) -> None:
     for region in ("us-east-1", "eu-west-1"):
         kms = boto3.client("kms", region_name=region)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import json
 import os
 import pickle
 import socket
@@ -97,32 +96,61 @@ def _undone_per_item(transact: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _parsed_once(parse: Callable[..., Any]) -> Callable[..., Any]:
-    """moto's ``get_filter_expression``, remembering the last few thousand expressions parsed."""
+class _KeptConditionParse:
+    """moto's ``ConditionExpressionParser``, whose ``parse`` answers from the last few thousand
+    expressions parsed: the same tree, and the same names and values found. An expression is known
+    by its text and by its names and values written out (``repr`` tells apart every value a request
+    can carry, bytes from text included); a parse that fails is not kept, so it fails again."""
 
-    @functools.lru_cache(maxsize=4096)
-    def cached(expression: str | None, names: str, values: str) -> Any:
-        return parse(expression, json.loads(names), json.loads(values))
+    def __init__(self, expression: str | None, names: Any, values: Any) -> None:
+        self.condition_expression = expression
+        self.expression_attribute_names = names
+        self.expression_attribute_values = values
+        self.expr_attr_names_found: list[str] = []
+        self.expr_attr_values_found: list[str] = []
 
-    @functools.wraps(parse)
-    def wrapper(expression: str | None, names: Any, values: Any) -> Any:
-        return cached(expression, json.dumps(names, sort_keys=True), json.dumps(values, sort_keys=True))
+    def parse(self) -> Any:
+        from moto.dynamodb.comparisons import ConditionExpressionParser
 
-    return wrapper
+        expression, names, values = (
+            self.condition_expression,
+            self.expression_attribute_names,
+            self.expression_attribute_values,
+        )
+        key = (expression, repr(names), repr(values))
+        kept = _conditions_parsed.get(key)
+        if kept is None:
+            # Parsed from copies: the kept tree shares nothing with this request's body.
+            parser = ConditionExpressionParser(expression, copy.deepcopy(names), copy.deepcopy(values))
+            tree = parser.parse()
+            if len(_conditions_parsed) >= 4096:  # a few dozen in use; any number is bounded
+                _conditions_parsed.clear()
+            kept = _conditions_parsed[key] = (
+                tree,
+                tuple(parser.expr_attr_names_found),
+                tuple(parser.expr_attr_values_found),
+            )
+        tree, names_found, values_found = kept
+        self.expr_attr_names_found = list(names_found)
+        self.expr_attr_values_found = list(values_found)
+        return tree
+
+
+_conditions_parsed: dict[tuple[str | None, str, str], tuple[Any, tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def atomic_dynamodb_writes() -> None:
     global _patched
     if _patched:
         return
+    import moto.dynamodb.comparisons as dynamodb_comparisons
     import moto.dynamodb.models as dynamodb_models
-    import moto.dynamodb.models.table as dynamodb_tables
-    from moto.dynamodb.comparisons import get_filter_expression
+    import moto.dynamodb.responses as dynamodb_responses
     from moto.dynamodb.models import DynamoDBBackend
 
-    parse = _parsed_once(get_filter_expression)
-    setattr(dynamodb_models, "get_filter_expression", parse)  # noqa: B010 - module attributes moto reads
-    setattr(dynamodb_tables, "get_filter_expression", parse)  # noqa: B010
+    # Every module that makes moto's condition parser, get_filter_expression's included.
+    for module in (dynamodb_comparisons, dynamodb_models, dynamodb_responses):
+        setattr(module, "create_condition_expression_parser", _KeptConditionParse)  # noqa: B010 - module attributes moto reads
 
     setattr(dynamodb_models, "copy", _TableKeepingCopy())  # noqa: B010 - a module attribute moto reads
     DynamoDBBackend.transact_write_items = _undone_per_item(DynamoDBBackend.transact_write_items)  # type: ignore[method-assign]
@@ -189,7 +217,9 @@ def _serializer_names_remembered() -> None:
             context = serialize.AttributePickerContext(obj=value, key=key, shape=shape)
             names = names_by_member[member] = tuple(picker.get_possible_keys(context))
         for name in names:
-            found = get_value(value, name, MISSING)
+            # moto's get_value of a plain dict and a name with no dot (no path) is a lookup that
+            # answers MISSING for a name not there; here without raising and catching a KeyError.
+            found = get_value(value, name, MISSING) if "." in name else value.get(name, MISSING)
             if found is not MISSING:
                 return found
         return None
@@ -251,6 +281,61 @@ def _update_expressions_parsed_once() -> None:
     setattr(validators, "deepcopy", copied)  # noqa: B010 - a module attribute moto reads
 
 
+def _update_expression_walks_planned_once() -> None:
+    """moto's validator walks an update expression's tree once per check, ten checks per
+    ``UpdateItem``, and at every node of every walk rebuilds the check's map of node types to
+    handlers, twice for a node it handles. The map is the same throughout a walk (each check's
+    ``_processing_map`` lists fixed types and its own methods), so each walk builds it once; the
+    nodes are visited, handled and replaced in the same order as before."""
+    from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser, Node  # type: ignore[attr-defined]
+
+    # Whether a class of objects met in a tree is a node (``Node`` is an abstract class, whose
+    # ``isinstance`` is a Python call): classes are not registered with it, so a class's answer
+    # cannot change.
+    is_node: dict[type, bool] = {}
+
+    def traverse(self: Any, root: Any) -> Any:
+        handlers = tuple(self._processing_map().items())
+        kinds = self.nodes_to_be_processed()
+        before_child = self.pre_processing_of_child
+
+        def walk(node: Any, child_id: int) -> Any:
+            kind_of_node = type(node)
+            node_class = is_node.get(kind_of_node)
+            if node_class is None:
+                node_class = is_node[kind_of_node] = isinstance(node, Node)
+            if node_class:
+                parent = node.parent
+                if node.children is not None:
+                    for i, child in enumerate(node.children):
+                        before_child(node, i)
+                        walk(child, i)
+                if isinstance(node, kinds):
+                    for kind, handle in handlers:  # the first that matches, as moto's ``process``
+                        if isinstance(node, kind):
+                            node = handle(node)
+                            break
+                    node.parent = parent
+                    if parent:
+                        parent.children[child_id] = node
+            return node
+
+        return walk(root, -1)
+
+    DepthFirstTraverser.traverse = traverse
+
+
+def _user_agent_parts_remembered() -> None:
+    """botocore writes every request's User-Agent header twice, cleaning each of its dozen parts
+    character by character each time: a twentieth of an in-process call. The cleaning is a function
+    of the part's text alone, so each text is cleaned once."""
+    from botocore import useragent
+
+    useragent.sanitize_user_agent_string_component = functools.lru_cache(maxsize=1024)(
+        useragent.sanitize_user_agent_string_component
+    )
+
+
 _UNSIGNED_SERVICES = frozenset({"dynamodb", "kms"})
 
 
@@ -294,6 +379,8 @@ def quicker_moto_calls() -> None:
         _action_lookup_without_listing()
         _update_expressions_parsed_once()
         _in_process_calls_unsigned()
+        _update_expression_walks_planned_once()
+        _user_agent_parts_remembered()
         _quickened = True
 
 
