@@ -9,13 +9,14 @@ costs DynamoDB the same whatever the table's size; moto backs up every table it 
 of all its items) to roll back a cancelled one, so a workflow that enrolls row after row slowed
 quadratically (800 rows in, a transaction took 50 ms; 4,000 rows in, 200 ms). Here a transaction
 saves and restores only the items it touches. And moto parses a condition expression anew for every
-item it checks (twice for a transaction's put), a third of the time a batch of conditional writes
-takes; here a parsed expression is kept for the next item with the same expression, names and values
-(the parsed form is not changed by evaluating it).
+item it checks (twice for a transaction's put or an update: once to list the names and values it
+uses), a third of the time a batch of conditional writes takes; here a parsed expression is kept for
+the next item with the same expression, names and values (the parsed form is not changed by
+evaluating it).
 
 ``phoneid dev`` also cuts what moto and botocore spend on each call its handlers make in process
-(``quicker_moto_calls``): the same answers in about two thirds of the time, each shortcut saying why
-the answer cannot change.
+(``quicker_moto_calls``): the same answers in less time, each shortcut saying why the answer cannot
+change.
 """
 
 from __future__ import annotations
