@@ -20,7 +20,10 @@ import httpx
 import pytest
 
 from phoneid.dev.openapi import OPENAPI_PATH
-from tests.e2e.conftest import DevServer, start_dev_server
+from tests.e2e.conftest import DevServer, HttpApi, start_dev_server
+from tests.harness import Credentials, Integrator
+from tests.integration.test_unify import first_visit
+from tests.sandbox_numbers import OTP_PASS
 
 pytestmark = pytest.mark.fuzz
 
@@ -61,6 +64,7 @@ class Fixtures:
     auth_token: str
     correlation_id: str
     service_id: str
+    device_id: str
 
 
 def _fixtures(base_url: str) -> Fixtures:
@@ -77,6 +81,10 @@ def _fixtures(base_url: str) -> Fixtures:
         assert started.status_code == 200, started.text
         enrolled = http.post("/v3/identity", headers=bearer, json={"phoneNumber": ENROLLED_NUMBER})
         assert enrolled.status_code == 200, enrolled.text
+        # A device key bound to the client, as a unified flow with OTP binds it: the key the fuzzer
+        # names to revoke or to prove a new unify with.
+        integrator = Integrator(HttpApi(http), Credentials(client["client_id"], client["client_secret"]))
+        _, bound = first_visit(integrator, OTP_PASS)
     return Fixtures(
         client_id=client["client_id"],
         client_secret=client["client_secret"],
@@ -84,6 +92,7 @@ def _fixtures(base_url: str) -> Fixtures:
         auth_token=started.json()["authToken"],
         correlation_id=started.json()["correlationId"],
         service_id=enrolled.json()["serviceId"],
+        device_id=bound["deviceId"],
     )
 
 
@@ -111,11 +120,13 @@ def _config(found: Fixtures) -> str:
         "clientSecret": found.client_secret,
         "correlationId": found.correlation_id,
         "serviceId": found.service_id,
+        "deviceId": found.device_id,
     }
     for name, value in values.items():
         lines += [f"[dictionaries.{name}]", f"values = [{_toml(value)}]"]
     bound = {"body.client_id": "clientId", "body.client_secret": "clientSecret"}
     bound["body.correlationId"] = "correlationId"
+    bound["body.deviceId"] = "deviceId"
     lines.append("[parameters]")
     lines += [f'"{key}" = {{ dictionary = "{name}", probability = 0.5 }}' for key, name in bound.items()]
     lines += [
