@@ -201,10 +201,10 @@ class Container:
     @cached_property
     def otp_mac(self) -> CodeMac:
         """Each code is MACed twice (sent, entered): under a key derived once per instance."""
-        from phoneid.adapters.kms import DerivedKeyMac, KmsCodeMac, OneTimeCodeMac
+        from phoneid.adapters.kms import DerivedKeyMac, OneTimeCodeMac
 
         derived = DerivedKeyMac(self.kms, self.settings.otp_mac_key_id, purpose="one-time-code")
-        return OneTimeCodeMac(derived, KmsCodeMac(self.kms, self.settings.otp_mac_key_id))
+        return OneTimeCodeMac(derived, self.code_mac)  # codes KMS MACed before are checked by KMS
 
     @cached_property
     def alias_mac(self) -> KeyedDigest:
@@ -455,6 +455,7 @@ class Container:
             clock=self.clock,
             stack=self.stack,
             websocket_url=self.settings.websocket_url,
+            offer=self.method_offer,
         )
 
     @cached_property

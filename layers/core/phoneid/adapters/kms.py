@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 from cryptography.exceptions import InvalidTag
@@ -25,6 +25,9 @@ from cryptography.hazmat.primitives.hashes import SHA256
 from jwt.utils import base64url_encode
 
 from phoneid.adapters.aws import internal_error, provider_errors
+
+if TYPE_CHECKING:
+    from phoneid.ports import CodeMac
 
 
 def _b64(data: bytes) -> str:
@@ -337,7 +340,7 @@ class OneTimeCodeMac:
 
     _PREFIX = "d1:"
 
-    def __init__(self, derived: DerivedKeyMac, in_kms: KmsCodeMac) -> None:
+    def __init__(self, derived: DerivedKeyMac, in_kms: CodeMac) -> None:
         self._derived = derived
         self._in_kms = in_kms
 

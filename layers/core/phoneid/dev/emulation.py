@@ -111,8 +111,6 @@ class _KeptConditionParse:
         self.expr_attr_values_found: list[str] = []
 
     def parse(self) -> Any:
-        from moto.dynamodb.comparisons import ConditionExpressionParser
-
         expression, names, values = (
             self.condition_expression,
             self.expression_attribute_names,
@@ -121,6 +119,8 @@ class _KeptConditionParse:
         key = (expression, repr(names), repr(values))
         kept = _conditions_parsed.get(key)
         if kept is None:
+            from moto.dynamodb.comparisons import ConditionExpressionParser
+
             # Parsed from copies: the kept tree shares nothing with this request's body.
             parser = ConditionExpressionParser(expression, copy.deepcopy(names), copy.deepcopy(values))
             tree = parser.parse()

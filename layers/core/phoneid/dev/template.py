@@ -95,8 +95,8 @@ class Route:
 class Authorizer:
     function: str
     header_pattern: re.Pattern[str]
-    # How long API Gateway keeps an answer per Authorization header (SAM's default: 300 s).
-    reauthorize_every: int = 300
+    # How long API Gateway keeps an answer per Authorization header (``ReauthorizeEvery``).
+    reauthorize_every: int
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ class Template:
             name: Authorizer(
                 function=spec["FunctionArn"]["Fn::GetAtt"][0],
                 header_pattern=re.compile(spec["Identity"]["ValidationExpression"]),
-                reauthorize_every=int(spec["Identity"].get("ReauthorizeEvery", 300)),
+                reauthorize_every=int(spec["Identity"].get("ReauthorizeEvery", 300)),  # SAM's default
             )
             for name, spec in props["Auth"]["Authorizers"].items()
         }

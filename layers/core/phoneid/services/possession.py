@@ -81,6 +81,7 @@ class Possession:
         clock: Clock,
         stack: Stack,
         websocket_url: str | None,
+        offer: MethodOffer,
     ) -> None:
         self._steps = steps
         self._sessions = sessions
@@ -94,7 +95,7 @@ class Possession:
         self._clock = clock
         self._stack = stack
         self._websocket_url = websocket_url
-        self._offer = MethodOffer(catalogue, carrier is not None, stack.region)
+        self._offer = offer
 
     # --- what the client needs ---------------------------------------------------------------
 
