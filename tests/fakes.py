@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.hazmat.primitives.hashes import SHA256
 
-from phoneid.adapters.kms import jwk_of
+from phoneid.adapters.es256 import jwk_of
 from phoneid.domain.clients import Client
 from phoneid.domain.connect import Batch, BatchState, ConnectProfile
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
@@ -22,6 +22,7 @@ from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session, TransitionRejected
 from phoneid.domain.signals import ActivityCounts, ChangeEvent, ListEntry, ListKind
+from phoneid.domain.token_keys import PublicKey
 
 START = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -159,11 +160,14 @@ class InMemoryRateLimiter:
 
 
 class LocalSigner:
-    """One ES256 key held in memory, signing as the stack's keys do (raw r||s)."""
+    """One ES256 key held in memory, signing as the stack's keys do (raw r||s), its window wide open."""
 
     def __init__(self) -> None:
         self._key = ec.generate_private_key(ec.SECP256R1())
         self._jwk = jwk_of(self._key.public_key())
+        self._public = PublicKey(
+            self._jwk, datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
+        )
 
     @property
     def jwk(self) -> Mapping[str, Any]:
@@ -172,11 +176,11 @@ class LocalSigner:
     def signing_key(self) -> LocalSigner:
         return self
 
-    def verification_key(self, kid: str) -> Mapping[str, Any] | None:
-        return self._jwk if kid == self._jwk["kid"] else None
+    def verification_key(self, kid: str) -> PublicKey | None:
+        return self._public if kid == self._jwk["kid"] else None
 
-    def published(self) -> list[Mapping[str, Any]]:
-        return [self._jwk]
+    def published(self) -> list[PublicKey]:
+        return [self._public]
 
     def sign(self, signing_input: bytes) -> bytes:
         r, s = decode_dss_signature(self._key.sign(signing_input, ec.ECDSA(SHA256())))

@@ -131,7 +131,7 @@ class Webhooks:
         )
 
     def monitor_pass(self) -> dict[str, Any]:
-        (function,) = scheduled_functions(self.api.stack.template)
+        function = scheduled_functions(self.api.stack.template)["WebhookMonitorSchedule"]
         report: dict[str, Any] = self.api.stack.invoke(
             function, scheduler_event(), function_context(self.api.stack.template, function)
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 import pytest
 
@@ -10,6 +11,7 @@ from phoneid.domain import tokens
 from phoneid.domain.clients import Flag, Solution, Tier
 from phoneid.domain.errors import MalformedRequest, Unauthorized
 from phoneid.domain.phone import Region
+from phoneid.domain.token_keys import PublicKey
 from phoneid.domain.tokens import Audience
 from phoneid.services.clients import ClientAdmin, NewClient
 from phoneid.services.tokens import TokenService
@@ -38,6 +40,7 @@ def world() -> TokenWorld:
         clients=clients,
         refresh_tokens=InMemoryRefreshTokenStore(),
         signer=signer,
+        keys=signer,
         clock=clock,
         audience=audience,
     )
@@ -75,9 +78,12 @@ def test_client_credentials_grant_returns_a_bearer_token_for_an_hour(world: Toke
     assert response.token_type == "Bearer"
     assert (response.expires_in, response.refresh_expires_in) == (3600, 86400)
     assert response.refresh_token
+    published = {key["kid"]: key for key in world.service.jwks()["keys"]}
+    now = world.clock.now()
     verified = tokens.verify(
         response.access_token,
-        key_for=lambda kid: next((key for key in world.service.jwks()["keys"] if key["kid"] == kid), None),
+        # verifiable with the published document alone (issued in the hour around now)
+        key_for=lambda kid: PublicKey(published[kid], now - timedelta(hours=1), now + timedelta(hours=1)),
         issuer=world.audience.issuer,
         audience=world.audience.api,
         token_use="access",

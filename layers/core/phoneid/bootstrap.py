@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         IdentitySource,
         IdentityStore,
         KeyedDigest,
+        KeySealer,
         KycMatchSource,
         Mailer,
         MonitorStateStore,
@@ -45,11 +46,14 @@ if TYPE_CHECKING:
         RefreshTokenStore,
         SessionStore,
         SignalLists,
+        SigningKeyMaker,
         SimSwapSource,
         SmsSender,
         SocketNotifier,
         TenureSource,
+        TokenKeyStore,
         TokenSigner,
+        VerificationKeys,
         WebhookQueue,
         WebhookSender,
     )
@@ -68,6 +72,7 @@ if TYPE_CHECKING:
     from phoneid.services.signal_lists import SignalListImport
     from phoneid.services.signals import Gatherer
     from phoneid.services.staged import Stack, StagedFlow
+    from phoneid.services.token_keys import TokenKeyRotation
     from phoneid.services.tokens import TokenService
     from phoneid.services.unify import UnifyFlow
     from phoneid.services.verify import VerifyService
@@ -114,10 +119,45 @@ class Container:
         return KmsPiiCipher(self.kms, self.settings.pii_key_id)
 
     @cached_property
-    def signer(self) -> TokenSigner:
-        from phoneid.adapters.kms import DailyTokenKeys
+    def token_key_store(self) -> TokenKeyStore:
+        from phoneid.adapters.dynamodb.token_keys import DynamoTokenKeyStore
 
-        return DailyTokenKeys(self.kms, self.settings.token_signing_key_id, self.clock.now)
+        return DynamoTokenKeyStore(self.dynamodb, self.settings.token_keys_table)
+
+    @cached_property
+    def key_sealer(self) -> KeySealer:
+        from phoneid.adapters.kms import KmsKeySealer
+
+        return KmsKeySealer(self.kms, self.settings.token_signing_key_id)
+
+    @cached_property
+    def signing_key_maker(self) -> SigningKeyMaker:
+        from phoneid.adapters.es256 import Es256Keys
+
+        return Es256Keys()
+
+    @cached_property
+    def signer(self) -> TokenSigner:
+        from phoneid.adapters.aws import new_client
+        from phoneid.adapters.lambda_invoke import LambdaRotationTrigger
+        from phoneid.services.token_keys import WindowSigningKeys
+
+        trigger = LambdaRotationTrigger(new_client("lambda"), self.settings.token_keys_function)
+        return WindowSigningKeys(
+            self.token_key_store, self.key_sealer, self.signing_key_maker, trigger, self.clock
+        )
+
+    @cached_property
+    def verification_keys(self) -> VerificationKeys:
+        from phoneid.services.token_keys import PublishedTokenKeys
+
+        return PublishedTokenKeys(self.token_key_store, self.clock)
+
+    @cached_property
+    def token_key_rotation(self) -> TokenKeyRotation:
+        from phoneid.services.token_keys import TokenKeyRotation
+
+        return TokenKeyRotation(self.token_key_store, self.key_sealer, self.signing_key_maker, self.clock)
 
     @cached_property
     def sessions(self) -> SessionStore:
@@ -379,6 +419,7 @@ class Container:
             clients=self.clients,
             refresh_tokens=self.refresh_tokens,
             signer=self.signer,
+            keys=self.verification_keys,
             clock=self.clock,
             audience=self.audience,
         )

@@ -50,7 +50,11 @@ class Settings(BaseModel):
 
     # Days without a successful authentication after which a device key is deactivated.
     key_inactivity_days: int = Field(alias="KEY_INACTIVITY_DAYS", ge=1)
+    # Token signing keys: one per window in this table, their private halves sealed by this KMS key;
+    # the rotation function a signer runs when its window has no key (the signers only).
+    token_keys_table: str = Field(alias="TOKEN_KEYS_TABLE")
     token_signing_key_id: str = Field(alias="TOKEN_SIGNING_KEY_ID")
+    token_keys_function: str = Field(default="", alias="TOKEN_KEYS_FUNCTION")
     pii_key_id: str = Field(alias="PII_KEY_ID")
     otp_mac_key_id: str = Field(alias="OTP_MAC_KEY_ID")
     sandbox_sms_topic_arn: str = Field(alias="SANDBOX_SMS_TOPIC_ARN")

@@ -24,6 +24,7 @@ from phoneid.domain.signals import (
     ListKind,
     NumberHistory,
 )
+from phoneid.domain.token_keys import KeyWindow, PublicKey, SealedKey
 
 
 class Clock(Protocol):
@@ -101,20 +102,68 @@ class SigningKey(Protocol):
         ...
 
 
+class PrivateSigningKey(SigningKey, Protocol):
+    @property
+    def scalar(self) -> bytes:
+        """The private key's secret, as the sealer seals it."""
+        ...
+
+
+class SigningKeyMaker(Protocol):
+    """Makes signing keys: new random ones, or one from a sealed secret."""
+
+    def generate(self) -> PrivateSigningKey: ...
+
+    def load(self, scalar: bytes) -> PrivateSigningKey: ...
+
+
 class TokenSigner(Protocol):
-    """The keys tokens are signed with. They rotate, so a verifier asks for the key a token names."""
+    """The key that signs the tokens issued now (the key of the current window)."""
 
-    def signing_key(self) -> SigningKey:
-        """The key that signs the tokens issued now."""
+    def signing_key(self) -> SigningKey: ...
+
+
+class VerificationKeys(Protocol):
+    """The public keys of the windows whose tokens may be valid now or soon. No private half."""
+
+    def verification_key(self, kid: str) -> PublicKey | None:
+        """The public key ``kid`` names, if its tokens may still be valid, else None."""
         ...
 
-    def verification_key(self, kid: str) -> Mapping[str, Any] | None:
-        """The public JWK of ``kid`` if it is a key whose tokens may still be valid, else None."""
+    def published(self) -> list[PublicKey]:
+        """The keys for the JWKS document: the next window's before it opens."""
         ...
 
-    def published(self) -> list[Mapping[str, Any]]:
-        """The public keys for the JWKS document."""
+
+class TokenKeyStore(Protocol):
+    """The table of the windows' keys. Verifiers read public attributes only; the signers read the
+    sealed half of the window they sign in; only the rotation writes."""
+
+    def public_keys(self, windows: Sequence[KeyWindow]) -> list[PublicKey]: ...
+
+    def sealed(self, window: KeyWindow) -> SealedKey | None: ...
+
+    def create(self, key: SealedKey) -> bool:
+        """Store a new window's key unless the window has one (False then): one conditional write."""
         ...
+
+    def forget_private(self, window: KeyWindow) -> bool:
+        """Delete the window's sealed private half; False when there was none."""
+        ...
+
+
+class KeySealer(Protocol):
+    """Seals a private key for one window (KMS Encrypt under a context naming the window)."""
+
+    def seal(self, private_key: bytes, window: KeyWindow) -> bytes: ...
+
+    def unseal(self, sealed: bytes, window: KeyWindow) -> bytes: ...
+
+
+class KeyRotationTrigger(Protocol):
+    """Asks the key rotation to run now (a signer that found no key for its window)."""
+
+    def rotate_now(self) -> None: ...
 
 
 class PiiCipher(Protocol):

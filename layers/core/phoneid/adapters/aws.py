@@ -23,6 +23,9 @@ _CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeou
 # waits longer for its answer and tries twice at most: 2 x (1 s + 3 s) + at most 1 s.
 _CONFIGS = {
     "sns": Config(retries={"mode": "standard", "max_attempts": 2}, connect_timeout=1, read_timeout=3),
+    # A signer runs the key rotation when its window has no key (a new stack): a cold start, a table
+    # read, a KMS call and two writes. Once; the rotation's own writes are conditional.
+    "lambda": Config(retries={"mode": "standard", "max_attempts": 1}, connect_timeout=1, read_timeout=5),
 }
 
 

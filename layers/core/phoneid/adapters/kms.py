@@ -1,4 +1,4 @@
-"""KMS adapters: JWT signing keys derived per day, one-time code MACs, and PII sealed bound to a context."""
+"""KMS adapters: token signing keys sealed per window, one-time code MACs, PII sealed to a context."""
 
 from __future__ import annotations
 
@@ -13,121 +13,47 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.hashes import SHA256
-from jwt.utils import base64url_encode
 
 from phoneid.adapters.aws import internal_error, provider_errors
 
 if TYPE_CHECKING:
+    from phoneid.domain.token_keys import KeyWindow
     from phoneid.ports import CodeMac
 
 
-def _b64(data: bytes) -> str:
-    return base64url_encode(data).decode()
+class KmsKeySealer:
+    """Seals a window's private signing key with KMS ``Encrypt`` under an encryption context that
+    names its use and its window: a sealed key opens only for that window (a blob moved to another
+    window's item does not), and IAM grants ``kms:Decrypt`` for this use only to the functions that
+    sign (docs/decisions.md, "Token keys of a window")."""
 
+    USE = "token-signing-key"
 
-def jwk_of(key: ec.EllipticCurvePublicKey) -> dict[str, str]:
-    """A P-256 public key as an ES256 JWK, with its RFC 7638 thumbprint as ``kid``."""
-    numbers = key.public_numbers()
-    members = {
-        "crv": "P-256",
-        "kty": "EC",
-        "x": _b64(numbers.x.to_bytes(32, "big")),
-        "y": _b64(numbers.y.to_bytes(32, "big")),
-    }
-    thumbprint = hashlib.sha256(json.dumps(members, separators=(",", ":"), sort_keys=True).encode()).digest()
-    return {**members, "kid": _b64(thumbprint), "alg": "ES256", "use": "sig"}
-
-
-# The order of P-256's group: a private key is a number from 1 to n - 1.
-_P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
-
-
-@dataclass(frozen=True)
-class DayKey:
-    """The ES256 key of one UTC day."""
-
-    private_key: ec.EllipticCurvePrivateKey
-    jwk: Mapping[str, str]
-
-    def sign(self, signing_input: bytes) -> bytes:
-        r, s = decode_dss_signature(self.private_key.sign(signing_input, ec.ECDSA(SHA256())))
-        return r.to_bytes(32, "big") + s.to_bytes(32, "big")  # JWS wants r || s, not DER
-
-
-class DailyTokenKeys:
-    """ES256 signing keys, one per UTC day, each derived from the stack's KMS HMAC key.
-
-    A day's key is KMS's MAC of a label naming the day, stretched (HKDF-SHA-256, 64 bits more than
-    the group order, so the reduction is unbiased as in FIPS 186-5 A.2.1) into a P-256 private key.
-    Every instance derives the same key with one KMS call per day, and signs in memory: no KMS
-    request per token and no key to store or hand out. The root key never leaves KMS; a day's key
-    signs that day's tokens only, and verifiers accept the keys of yesterday, today and tomorrow (a
-    token lives 60 minutes at most; a signer's clock may run a little ahead). docs/decisions.md.
-    """
-
-    def __init__(self, kms: Any, key_id: str, clock: Callable[[], datetime]) -> None:
+    def __init__(self, kms: Any, key_id: str) -> None:
         self._kms = kms
         self._key_id = key_id
-        self._clock = clock
-        self._keys: dict[date, DayKey] = {}
-        self._lock = threading.Lock()
 
-    def _key(self, day: date) -> DayKey:
-        key = self._keys.get(day)
-        if key is not None:  # the hot path: no lock once derived
-            return key
-        with self._lock:
-            if day not in self._keys:
-                self._keys[day] = self._derived(day)
-                oldest = self._today() - timedelta(days=1)
-                for old in [known for known in self._keys if known < oldest]:
-                    del self._keys[old]  # no token signed with it can still be valid
-            return self._keys[day]
+    def _context(self, window: KeyWindow) -> dict[str, str]:
+        return {"use": self.USE, "window": window.name}
 
-    def _derived(self, day: date) -> DayKey:
-        from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
-        with provider_errors("signing key derivation"):
-            response = self._kms.generate_mac(
-                KeyId=self._key_id,
-                Message=f"phoneid:token-signing-key:{day.isoformat()}".encode(),
-                MacAlgorithm="HMAC_SHA_256",
+    def seal(self, private_key: bytes, window: KeyWindow) -> bytes:
+        with provider_errors("signing key sealing"):
+            response = self._kms.encrypt(
+                KeyId=self._key_id, Plaintext=private_key, EncryptionContext=self._context(window)
             )
-        material = HKDF(algorithm=SHA256(), length=40, salt=None, info=b"phoneid ES256 P-256").derive(
-            bytes(response["Mac"])
-        )
-        private_key = ec.derive_private_key(
-            int.from_bytes(material, "big") % (_P256_ORDER - 1) + 1, ec.SECP256R1()
-        )
-        return DayKey(private_key, jwk_of(private_key.public_key()))
+        return bytes(response["CiphertextBlob"])
 
-    def _today(self) -> date:
-        return self._clock().astimezone(UTC).date()
-
-    def signing_key(self) -> DayKey:
-        return self._key(self._today())
-
-    def verification_key(self, kid: str) -> Mapping[str, Any] | None:
-        today = self._today()
-        # Today's first: it signs nearly every token presented; the others are derived when asked for.
-        for day in (today, today - timedelta(days=1), today + timedelta(days=1)):
-            jwk = self._key(day).jwk
-            if jwk["kid"] == kid:
-                return jwk
-        return None
-
-    def published(self) -> list[Mapping[str, Any]]:
-        today = self._today()
-        return [self._key(today + timedelta(days=offset)).jwk for offset in (-1, 0, 1)]
+    def unseal(self, sealed: bytes, window: KeyWindow) -> bytes:
+        with provider_errors("signing key unsealing"):
+            response = self._kms.decrypt(
+                KeyId=self._key_id, CiphertextBlob=sealed, EncryptionContext=self._context(window)
+            )
+        return bytes(response["Plaintext"])
 
 
 # An envelope: magic, the data key's context names, the data key as KMS encrypted it, a nonce, and

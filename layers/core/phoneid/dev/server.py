@@ -87,7 +87,11 @@ class DevStack:
         self.outbox = Outbox()
         # What Lambda's SQS event source mappings and EventBridge Scheduler do in AWS.
         self.queue_pollers = pollers(self.stack)
-        self.scheduled = scheduled_functions(self.stack.template)
+        # The change monitor runs when asked (a pass changes what a developer sees); the token key
+        # rotation runs on its own, as its schedule runs it in AWS (``rotate_token_keys``).
+        scheduled = scheduled_functions(self.stack.template)
+        self.monitor = scheduled["WebhookMonitorSchedule"]
+        self.key_rotation = scheduled["TokenKeysSchedule"]
         self.sftp = self._start_sftp()
 
     def _function_processes(self) -> FunctionProcesses | None:
@@ -176,13 +180,18 @@ class DevStack:
 
     def run_monitor(self) -> dict[str, Any]:
         """One change-monitor pass now, by the scheduled handler itself; then its events are delivered."""
-        if not self.scheduled:
-            raise ValueError("the template schedules no function")
-        function = self.scheduled[0]
+        function = self.monitor
         report: dict[str, Any] = self.stack.invoke(
             function, scheduler_event(), function_context(self.stack.template, function)
         )
         self.deliver_queued()
+        return report
+
+    def rotate_token_keys(self) -> dict[str, Any]:
+        """One run of the token key rotation, by its scheduled handler (the next window's key made)."""
+        report: dict[str, Any] = self.stack.invoke(
+            self.key_rotation, scheduler_event(), function_context(self.stack.template, self.key_rotation)
+        )
         return report
 
     def deliver_queued(self) -> Polled:
@@ -428,6 +437,15 @@ def build_app(dev: DevStack, *, max_in_flight: int = 32, queue_seconds: float = 
                 _log(f"WORKFLOW watch failed: {type(error).__name__}")
             await asyncio.sleep(1.0)
 
+    async def rotate_token_keys() -> None:
+        """The rotation's hourly schedule, run every minute here: the local clock may jump days."""
+        while True:
+            try:
+                await run_in_threadpool(dev.rotate_token_keys)
+            except Exception as error:  # keep rotating; the next round may succeed
+                _log(f"TOKEN KEYS rotation failed: {type(error).__name__}")
+            await asyncio.sleep(60.0)
+
     async def poll_queues() -> None:
         """Like Lambda's SQS event source mapping: messages are delivered once they are visible."""
         while True:
@@ -442,10 +460,12 @@ def build_app(dev: DevStack, *, max_in_flight: int = 32, queue_seconds: float = 
         watcher = asyncio.create_task(watch_outbox())
         queues = asyncio.create_task(poll_queues())
         workflows = asyncio.create_task(watch_workflows())
+        rotation = asyncio.create_task(rotate_token_keys())
         yield
         watcher.cancel()
         queues.cancel()
         workflows.cancel()
+        rotation.cancel()
 
     return Starlette(
         routes=[

@@ -186,13 +186,13 @@ def function_context(template: Template, logical_id: str) -> FunctionContext:
     return FunctionContext(function_name=logical_id, timeout_seconds=timeout)
 
 
-def scheduled_functions(template: Template) -> list[str]:
-    """The functions EventBridge Scheduler schedules invoke (logical ids), in template order."""
-    found = []
-    for props in template.of_type("AWS::Scheduler::Schedule").values():
+def scheduled_functions(template: Template) -> dict[str, str]:
+    """The functions EventBridge Scheduler schedules invoke: schedule logical id -> function logical id."""
+    found = {}
+    for schedule, props in template.of_type("AWS::Scheduler::Schedule").items():
         target = (props.get("Target") or {}).get("Arn")
         if isinstance(target, dict) and "Fn::GetAtt" in target:
-            found.append(str(target["Fn::GetAtt"][0]))
+            found[schedule] = str(target["Fn::GetAtt"][0])
     return found
 
 

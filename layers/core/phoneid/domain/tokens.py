@@ -1,6 +1,6 @@
 """JWTs of the service: access tokens for integrators and short-lived authTokens for client SDKs.
 
-Both are signed by the stack's signing key of the day (``phoneid.adapters.kms.DailyTokenKeys``). They
+Both are signed by the stack's key of the current window (``phoneid.domain.token_keys``). They
 differ in audience and ``token_use``, so an authToken is never accepted where an access token is
 required, and a token of another tier or region (another issuer and audience) is never accepted.
 """
@@ -20,6 +20,7 @@ from phoneid.domain.errors import Unauthorized
 from phoneid.domain.phone import Region
 
 if TYPE_CHECKING:
+    from phoneid.domain.token_keys import PublicKey
     from phoneid.ports import TokenSigner
 
 ACCESS_TOKEN_LIFETIME = timedelta(minutes=60)
@@ -105,7 +106,7 @@ def claims_for(
 def verify(
     token: str,
     *,
-    key_for: Callable[[str], Mapping[str, Any] | None],
+    key_for: Callable[[str], PublicKey | None],
     issuer: str,
     audience: str,
     token_use: str,
@@ -114,7 +115,8 @@ def verify(
 ) -> dict[str, Any]:
     """Verify signature, algorithm, issuer, audience, use and lifetime; raise Unauthorized otherwise.
 
-    ``max_lifetime`` is the longest ``exp - iat`` this service issues for that kind of token.
+    ``max_lifetime`` is the longest ``exp - iat`` this service issues for that kind of token; ``iat``
+    must lie in the signing key's window (``PublicKey.admits``).
     """
     # PyJWT, and cryptography under it, load in the functions that verify tokens, not in every one
     # that names a FlowToken or an Audience.
@@ -126,12 +128,12 @@ def verify(
         if algorithm not in ALLOWED_ALGORITHMS:
             raise Unauthorized("Unauthorized request: token algorithm not accepted")
         kid = header.get("kid")
-        jwk = key_for(kid) if isinstance(kid, str) else None
-        if jwk is None or jwk.get("alg") != algorithm:
+        key = key_for(kid) if isinstance(kid, str) else None
+        if key is None or key.jwk.get("alg") != algorithm:
             raise Unauthorized("Unauthorized request: token signed by an unknown key")
         claims: dict[str, Any] = jwt.decode(
             token,
-            key=jwt.PyJWK(dict(jwk)).key,
+            key=jwt.PyJWK(dict(key.jwk)).key,
             algorithms=[algorithm],
             audience=audience,
             issuer=issuer,
@@ -152,4 +154,7 @@ def verify(
     # We never sign longer-lived tokens: one that claims more was not minted by our issuing code.
     if claims["exp"] - claims["iat"] > max_lifetime.total_seconds():
         raise Unauthorized("Unauthorized request: token lifetime too long")
+    # A key signs only in its own window: a token it "issued" at another time was not issued by us.
+    if not key.admits(claims["iat"]):
+        raise Unauthorized("Unauthorized request: token issued outside its key's window")
     return claims

@@ -14,7 +14,7 @@ from phoneid.domain.credentials import hash_token, new_refresh_token, verify_sec
 from phoneid.domain.errors import MalformedRequest, Unauthorized
 from phoneid.domain.session import SESSION_LIFETIME
 from phoneid.domain.tokens import ACCESS_TOKEN_LIFETIME, REFRESH_TOKEN_LIFETIME, Audience, FlowToken
-from phoneid.ports import ClientStore, Clock, RefreshTokenStore, TokenSigner
+from phoneid.ports import ClientStore, Clock, RefreshTokenStore, TokenSigner, VerificationKeys
 
 # Exactly "Bearer <jwt>": missing characters or stray whitespace are a 401 (docs/api.md).
 _BEARER = re.compile(r"Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)")
@@ -27,12 +27,14 @@ class TokenService:
         clients: ClientStore,
         refresh_tokens: RefreshTokenStore,
         signer: TokenSigner,
+        keys: VerificationKeys,
         clock: Clock,
         audience: Audience,
     ) -> None:
         self._clients = clients
         self._refresh_tokens = refresh_tokens
         self._signer = signer
+        self._keys = keys
         self._clock = clock
         self._audience = audience
 
@@ -49,7 +51,7 @@ class TokenService:
         return self._issue(client)
 
     def jwks(self) -> dict[str, Any]:
-        return {"keys": [dict(key) for key in self._signer.published()]}
+        return {"keys": [dict(key.jwk) for key in self._keys.published()]}
 
     def authorize(self, authorization: str | None) -> Caller:
         """The caller an ``Authorization`` header proves, or Unauthorized."""
@@ -58,7 +60,7 @@ class TokenService:
             raise Unauthorized("Unauthorized request: expected 'Authorization: Bearer <access token>'")
         claims = tokens.verify(
             found.group(1),
-            key_for=self._signer.verification_key,
+            key_for=self._keys.verification_key,
             issuer=self._audience.issuer,
             audience=self._audience.api,
             token_use="access",
@@ -77,7 +79,7 @@ class TokenService:
             raise Unauthorized("Unauthorized request: expected 'Authorization: Bearer <authToken>'")
         claims = tokens.verify(
             found.group(1),
-            key_for=self._signer.verification_key,
+            key_for=self._keys.verification_key,
             issuer=self._audience.issuer,
             audience=self._audience.client_sdk,
             token_use="client",

@@ -5,7 +5,7 @@ as ``SignalSourceError``, so the policy decides; writes as the usual 8000)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from decimal import Decimal
 from typing import Any
@@ -29,6 +29,12 @@ def source_errors(operation: str) -> Iterator[None]:
         yield
     except (ClientError, BotoCoreError) as error:
         raise SignalSourceError(f"{operation} failed") from error
+
+
+def projection(attributes: Sequence[str]) -> dict[str, Any]:
+    """A ProjectionExpression of ``attributes``, each by a placeholder (reserved words need one)."""
+    names = {f"#a{index}": name for index, name in enumerate(attributes)}
+    return {"ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
 
 
 def _pause(attempt: int) -> None:
@@ -78,10 +84,12 @@ def read_keys(
     errors: Callable[[str], AbstractContextManager[None]],
     *,
     consistent: bool = False,
+    attributes: Sequence[str] = (),
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(the items under ``keys`` that exist, the keys still unprocessed after the rounds), with
     BatchGetItem, 100 keys at a time, unprocessed keys retried with backoff; ``errors(operation)``
-    translates a provider error (``source_errors`` or ``provider_errors``)."""
+    translates a provider error (``source_errors`` or ``provider_errors``). ``attributes``: only these
+    are read (a projection; IAM may allow no others)."""
     wanted = list(keys)
     found: list[dict[str, Any]] = []
     unread: list[dict[str, Any]] = []
@@ -89,6 +97,8 @@ def read_keys(
         request: dict[str, Any] = {"Keys": wanted[start : start + READ_BATCH]}
         if consistent:
             request["ConsistentRead"] = True
+        if attributes:
+            request |= projection(attributes)
         pending: dict[str, Any] = {table: request}
         for attempt in range(_ROUNDS):
             with errors(operation):

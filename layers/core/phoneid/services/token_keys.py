@@ -1,0 +1,167 @@
+"""The keys that sign tokens: made ahead of their window by the rotation, opened by the signers, and
+published (public halves only) to the verifiers and the JWKS. docs/decisions.md, "Token keys of a
+window"; the threat model and the runbook are in docs/operations.md, "Token signing keys".
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from phoneid.domain.errors import InternalError
+from phoneid.domain.token_keys import KeyWindow, PublicKey, SealedKey
+from phoneid.ports import (
+    Clock,
+    KeyRotationTrigger,
+    KeySealer,
+    PrivateSigningKey,
+    SigningKeyMaker,
+    TokenKeyStore,
+)
+
+logger = Logger(child=True)
+
+# The rotation forgets the private halves of this many windows back (it runs hourly: one would do;
+# the others catch up after an outage). Older items expire by TTL, private half and all.
+_WINDOWS_FORGOTTEN = 3
+# Verifiers read the public keys again this often, so a key replaced by an emergency rotation stops
+# verifying within this time; and, for a ``kid`` they do not know, at most this often.
+REREAD_EVERY = timedelta(minutes=5)
+REREAD_UNKNOWN_EVERY = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class RotationReport:
+    created: list[str] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"created": self.created, "forgotten": self.forgotten}
+
+
+class TokenKeyRotation:
+    """Makes the keys of the current and the next window (the next is published a window before it
+    signs) and forgets the private halves of closed windows. The only writer of the keys.
+
+    It needs ``kms:Encrypt`` (to seal) and no ``kms:Decrypt``: it makes keys, it never reads one."""
+
+    def __init__(self, store: TokenKeyStore, sealer: KeySealer, keys: SigningKeyMaker, clock: Clock) -> None:
+        self._store = store
+        self._sealer = sealer
+        self._keys = keys
+        self._clock = clock
+
+    def run(self) -> RotationReport:
+        now = self._clock.now()
+        current = KeyWindow.at(now)
+        wanted = [current, current.shifted(1)]
+        present = {key.not_before for key in self._store.public_keys(wanted)}
+        created = [window.name for window in wanted if window.opens not in present and self._create(window)]
+        forgotten = [
+            window.name
+            for window in (current.shifted(-back) for back in range(1, _WINDOWS_FORGOTTEN + 1))
+            if now >= window.sealing_ends and self._store.forget_private(window)
+        ]
+        if created or forgotten:
+            logger.info("token keys rotated", extra={"created": created, "forgotten": forgotten})
+        return RotationReport(created, forgotten)
+
+    def _create(self, window: KeyWindow) -> bool:
+        """A new random key for ``window``, unless another rotation stored one first (then that one
+        stands: one conditional write decides)."""
+        key = self._keys.generate()
+        return self._store.create(SealedKey(window, key.jwk, self._sealer.seal(key.scalar, window)))
+
+
+class WindowSigningKeys:
+    """The signer's key: the current window's, unsealed once per instance and window; nothing per
+    token. A window with no key yet (a new stack) has the rotation run first."""
+
+    def __init__(
+        self,
+        store: TokenKeyStore,
+        sealer: KeySealer,
+        keys: SigningKeyMaker,
+        rotation: KeyRotationTrigger,
+        clock: Clock,
+    ) -> None:
+        self._store = store
+        self._sealer = sealer
+        self._keys = keys
+        self._rotation = rotation
+        self._clock = clock
+        self._open: tuple[KeyWindow, PrivateSigningKey] | None = None
+        self._lock = threading.Lock()
+
+    def signing_key(self) -> PrivateSigningKey:
+        window = KeyWindow.at(self._clock.now())
+        opened = self._open
+        if opened is not None and opened[0] == window:  # the hot path: no lock
+            return opened[1]
+        with self._lock:
+            if self._open is None or self._open[0] != window:
+                # Only the current window's key is kept: a past window's never signs again.
+                self._open = (window, self._unsealed(window))
+            return self._open[1]
+
+    def _unsealed(self, window: KeyWindow) -> PrivateSigningKey:
+        sealed = self._store.sealed(window)
+        if sealed is None or sealed.sealed_private is None:
+            self._rotation.rotate_now()
+            sealed = self._store.sealed(window)
+        if sealed is None or sealed.sealed_private is None:
+            raise _refused("no signing key for the window", window)
+        key = self._keys.load(self._sealer.unseal(sealed.sealed_private, window))
+        if key.jwk["kid"] != sealed.jwk["kid"]:
+            raise _refused("sealed key does not match its public key", window)
+        return key
+
+
+class PublishedTokenKeys:
+    """What verifiers hold: the public keys of the previous, current and next windows, read again
+    every few minutes and, for an unknown ``kid``, at most once a minute (forged ``kid``s cost one
+    read a minute, however many arrive)."""
+
+    def __init__(self, store: TokenKeyStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+        self._keys: dict[str, PublicKey] = {}
+        self._read: tuple[KeyWindow, datetime] | None = None
+        self._lock = threading.Lock()
+
+    def verification_key(self, kid: str) -> PublicKey | None:
+        now = self._clock.now()
+        key = self._current(now, REREAD_EVERY).get(kid)
+        if key is None:
+            key = self._current(now, REREAD_UNKNOWN_EVERY).get(kid)
+        return key if key is not None and now < key.useful_until else None
+
+    def published(self) -> list[PublicKey]:
+        now = self._clock.now()
+        keys = self._current(now, REREAD_EVERY).values()
+        return sorted((key for key in keys if now < key.useful_until), key=lambda key: key.not_before)
+
+    def _current(self, now: datetime, reread_after: timedelta) -> dict[str, PublicKey]:
+        window = KeyWindow.at(now)
+        if self._fresh(window, now, reread_after):
+            return self._keys
+        with self._lock:
+            if not self._fresh(window, now, reread_after):
+                keys = self._store.public_keys([window.shifted(-1), window, window.shifted(1)])
+                self._keys = {key.kid: key for key in keys}
+                self._read = (window, now)
+            return self._keys
+
+    def _fresh(self, window: KeyWindow, now: datetime, reread_after: timedelta) -> bool:
+        read = self._read
+        return read is not None and read[0] == window and timedelta(0) <= now - read[1] < reread_after
+
+
+def _refused(problem: str, window: KeyWindow) -> InternalError:
+    error = InternalError.referenced(" while opening the signing key")
+    logger.error(problem, extra={"reference": error.reference, "window": window.name})
+    return error
