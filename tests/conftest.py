@@ -70,7 +70,9 @@ def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Call
                 monkeypatch.setenv(name, value)
             bootstrap.reset()
             bootstrap.override(clock=clock)
-            return Api(stack, clock)
+            api = Api(stack, clock)
+            api.rotate_token_keys()  # as the schedule has on a deployed stack
+            return api
 
         yield build
     bootstrap.reset()

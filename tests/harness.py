@@ -104,7 +104,12 @@ class Api:
         bootstrap.reset()
         api = cls(stack, FakeClock())
         bootstrap.override(clock=api.clock)
+        api.rotate_token_keys()
         return api
+
+    def rotate_token_keys(self) -> dict[str, Any]:
+        """One run of the token key rotation, as its hourly schedule runs it."""
+        return self.invoke("TokenKeysFunction", {})
 
     @property
     def container(self) -> bootstrap.Container:

@@ -345,6 +345,33 @@ def _clients_enable(args: argparse.Namespace) -> int:
     return 0
 
 
+def _key_data(key: Any) -> dict[str, str]:
+    return {"kid": key.kid, "not_before": key.not_before.isoformat(), "not_after": key.not_after.isoformat()}
+
+
+def _token_keys_list(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+
+    _target(args)
+    data = [_key_data(key) for key in container().verification_keys.published()]
+    _print(data, args.json, [f"{k['kid']}  signs {k['not_before']} to {k['not_after']}" for k in data])
+    return 0
+
+
+def _token_keys_replace(args: argparse.Namespace) -> int:
+    from phoneid.bootstrap import container
+
+    _target(args)
+    data = [_key_data(key) for key in container().token_key_rotation.replace()]
+    _print(
+        data,
+        args.json,
+        [f"{k['kid']}  signs {k['not_before']} to {k['not_after']}" for k in data]
+        + ["(tokens of the replaced keys stop verifying within 5 minutes; clients ask /token again)"],
+    )
+    return 0
+
+
 def _read_text(path: Path) -> str:
     """A file named on the command line; a missing one is an OSError with its name (see main)."""
     try:
@@ -1132,6 +1159,18 @@ def parser() -> argparse.ArgumentParser:
     redrive = webhooks.add_parser("redrive", help="send the failed change events to their webhooks again")
     targeted(redrive)
     redrive.set_defaults(run=_webhooks_redrive)
+
+    token_keys = commands.add_parser("token-keys", help="the keys that sign tokens").add_subparsers(
+        dest="action", required=True
+    )
+    published = token_keys.add_parser("list", help="the published keys (the JWKS) and when each signs")
+    targeted(published)
+    published.set_defaults(run=_token_keys_list)
+    replace = token_keys.add_parser(
+        "replace", help="new keys for today and tomorrow in place of theirs (a suspected key exposure)"
+    )
+    targeted(replace)
+    replace.set_defaults(run=_token_keys_replace)
 
     connect = commands.add_parser("connect", help="Connect batch files: onboarding, batches").add_subparsers(
         dest="action", required=True

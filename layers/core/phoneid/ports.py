@@ -147,6 +147,10 @@ class TokenKeyStore(Protocol):
         """Store a new window's key unless the window has one (False then): one conditional write."""
         ...
 
+    def replace(self, key: SealedKey) -> None:
+        """Store a window's key in place of the one it has (an emergency replacement)."""
+        ...
+
     def forget_private(self, window: KeyWindow) -> bool:
         """Delete the window's sealed private half; False when there was none."""
         ...

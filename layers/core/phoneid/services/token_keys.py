@@ -70,16 +70,43 @@ class TokenKeyRotation:
             logger.info("token keys rotated", extra={"created": created, "forgotten": forgotten})
         return RotationReport(created, forgotten)
 
+    def replace(self) -> list[PublicKey]:
+        """New keys for the current and the next window in place of theirs (an emergency: a signer's
+        memory or a key's private half may have been read). Tokens of the replaced keys stop
+        verifying, and the signers sign with the new ones, within ``REREAD_EVERY``."""
+        current = KeyWindow.at(self._clock.now())
+        replaced = []
+        for window in (current, current.shifted(1)):
+            key = self._sealed_new(window)
+            self._store.replace(key)
+            replaced.append(key.public)
+        logger.warning(
+            "token keys replaced", extra={"windows": [key.not_before.date().isoformat() for key in replaced]}
+        )
+        return replaced
+
     def _create(self, window: KeyWindow) -> bool:
         """A new random key for ``window``, unless another rotation stored one first (then that one
         stands: one conditional write decides)."""
+        return self._store.create(self._sealed_new(window))
+
+    def _sealed_new(self, window: KeyWindow) -> SealedKey:
         key = self._keys.generate()
-        return self._store.create(SealedKey(window, key.jwk, self._sealer.seal(key.scalar, window)))
+        return SealedKey(window, key.jwk, self._sealer.seal(key.scalar, window))
+
+
+@dataclass(frozen=True)
+class _Opened:
+    window: KeyWindow
+    key: PrivateSigningKey
+    checked: datetime  # when the table last said this is the window's key
 
 
 class WindowSigningKeys:
-    """The signer's key: the current window's, unsealed once per instance and window; nothing per
-    token. A window with no key yet (a new stack) has the rotation run first."""
+    """The signer's key: the current window's, unsealed once per instance and window (nothing per
+    token), and checked against the table every few minutes, so a key replaced in an emergency
+    (``TokenKeyRotation.replace``) stops signing within that time. A window with no key yet (a new
+    stack) has the rotation run first."""
 
     def __init__(
         self,
@@ -94,19 +121,40 @@ class WindowSigningKeys:
         self._keys = keys
         self._rotation = rotation
         self._clock = clock
-        self._open: tuple[KeyWindow, PrivateSigningKey] | None = None
+        self._opened: _Opened | None = None
         self._lock = threading.Lock()
 
     def signing_key(self) -> PrivateSigningKey:
-        window = KeyWindow.at(self._clock.now())
-        opened = self._open
-        if opened is not None and opened[0] == window:  # the hot path: no lock
-            return opened[1]
+        now = self._clock.now()
+        window = KeyWindow.at(now)
+        opened = self._opened
+        if self._current(opened, window, now):  # the hot path: no lock, no call
+            assert opened is not None
+            return opened.key
         with self._lock:
-            if self._open is None or self._open[0] != window:
+            if not self._current(self._opened, window, now):
                 # Only the current window's key is kept: a past window's never signs again.
-                self._open = (window, self._unsealed(window))
-            return self._open[1]
+                self._opened = self._open(window, now, self._opened)
+            assert self._opened is not None
+            return self._opened.key
+
+    @staticmethod
+    def _current(opened: _Opened | None, window: KeyWindow, now: datetime) -> bool:
+        return (
+            opened is not None
+            and opened.window == window
+            and timedelta(0) <= now - opened.checked < REREAD_EVERY
+        )
+
+    def _open(self, window: KeyWindow, now: datetime, opened: _Opened | None) -> _Opened:
+        if opened is not None and opened.window == window:
+            try:
+                sealed = self._store.sealed(window)
+            except InternalError:  # the table did not answer: the key it gave is still the window's
+                return _Opened(window, opened.key, now)
+            if sealed is not None and sealed.jwk["kid"] == opened.key.jwk["kid"]:
+                return _Opened(window, opened.key, now)
+        return _Opened(window, self._unsealed(window), now)
 
     def _unsealed(self, window: KeyWindow) -> PrivateSigningKey:
         sealed = self._store.sealed(window)
@@ -118,6 +166,7 @@ class WindowSigningKeys:
         key = self._keys.load(self._sealer.unseal(sealed.sealed_private, window))
         if key.jwk["kid"] != sealed.jwk["kid"]:
             raise _refused("sealed key does not match its public key", window)
+        logger.info("signing key opened", extra={"window": window.name, "kid": key.jwk["kid"]})
         return key
 
 
@@ -130,35 +179,47 @@ class PublishedTokenKeys:
         self._store = store
         self._clock = clock
         self._keys: dict[str, PublicKey] = {}
-        self._read: tuple[KeyWindow, datetime] | None = None
+        self._read: _Read | None = None
         self._lock = threading.Lock()
 
     def verification_key(self, kid: str) -> PublicKey | None:
         now = self._clock.now()
-        key = self._current(now, REREAD_EVERY).get(kid)
+        key = self._current(now).get(kid)
         if key is None:
-            key = self._current(now, REREAD_UNKNOWN_EVERY).get(kid)
+            key = self._current(now, unknown_kid=True).get(kid)
         return key if key is not None and now < key.useful_until else None
 
     def published(self) -> list[PublicKey]:
         now = self._clock.now()
-        keys = self._current(now, REREAD_EVERY).values()
+        keys = self._current(now).values()
         return sorted((key for key in keys if now < key.useful_until), key=lambda key: key.not_before)
 
-    def _current(self, now: datetime, reread_after: timedelta) -> dict[str, PublicKey]:
+    def _current(self, now: datetime, *, unknown_kid: bool = False) -> dict[str, PublicKey]:
         window = KeyWindow.at(now)
-        if self._fresh(window, now, reread_after):
+        if self._fresh(window, now, unknown_kid):
             return self._keys
         with self._lock:
-            if not self._fresh(window, now, reread_after):
+            if not self._fresh(window, now, unknown_kid):
                 keys = self._store.public_keys([window.shifted(-1), window, window.shifted(1)])
                 self._keys = {key.kid: key for key in keys}
-                self._read = (window, now)
+                self._read = _Read(window, now, complete=any(key.not_before == window.opens for key in keys))
             return self._keys
 
-    def _fresh(self, window: KeyWindow, now: datetime, reread_after: timedelta) -> bool:
+    def _fresh(self, window: KeyWindow, now: datetime, unknown_kid: bool) -> bool:
         read = self._read
-        return read is not None and read[0] == window and timedelta(0) <= now - read[1] < reread_after
+        if read is None or read.window != window:
+            return False
+        # A read that found no key for the window (a new stack's) is kept as briefly as one for a kid
+        # it did not know: the first key is about to be made.
+        short = unknown_kid or not read.complete
+        return timedelta(0) <= now - read.at < (REREAD_UNKNOWN_EVERY if short else REREAD_EVERY)
+
+
+@dataclass(frozen=True)
+class _Read:
+    window: KeyWindow
+    at: datetime
+    complete: bool  # it found the window's key
 
 
 def _refused(problem: str, window: KeyWindow) -> InternalError:

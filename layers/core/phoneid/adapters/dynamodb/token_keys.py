@@ -55,26 +55,21 @@ class DynamoTokenKeyStore:
         return SealedKey(window, json.loads(item["jwk"]["S"]), bytes(sealed) if sealed else None)
 
     def create(self, key: SealedKey) -> bool:
-        assert key.sealed_private is not None
-        item = {
-            "window": {"S": key.window.name},
-            "jwk": {"S": json.dumps(dict(key.jwk), separators=(",", ":"), sort_keys=True)},
-            "notBefore": {"N": str(int(key.window.opens.timestamp()))},
-            "notAfter": {"N": str(int(key.window.closes.timestamp()))},
-            SEALED: {"B": key.sealed_private},
-            "ttl": {"N": str(int(key.window.last_token_expires.timestamp()) + TTL_GRACE_SECONDS)},
-        }
         try:
             with provider_errors("signing key write", condition_failed=_Exists):
                 self._db.put_item(
                     TableName=self._table,
-                    Item=item,
+                    Item=_item(key),
                     ConditionExpression="attribute_not_exists(#window)",
                     ExpressionAttributeNames={"#window": "window"},
                 )
         except _Exists:
             return False
         return True
+
+    def replace(self, key: SealedKey) -> None:
+        with provider_errors("signing key write"):
+            self._db.put_item(TableName=self._table, Item=_item(key))
 
     def forget_private(self, window: KeyWindow) -> bool:
         try:
@@ -91,10 +86,21 @@ class DynamoTokenKeyStore:
         return True
 
 
+def _item(key: SealedKey) -> dict[str, Any]:
+    assert key.sealed_private is not None
+    return {
+        "window": {"S": key.window.name},
+        "jwk": {"S": json.dumps(dict(key.jwk), separators=(",", ":"), sort_keys=True)},
+        "notBefore": {"N": str(int(key.window.opens.timestamp()))},
+        "notAfter": {"N": str(int(key.window.closes.timestamp()))},
+        SEALED: {"B": key.sealed_private},
+        "ttl": {"N": str(int(key.window.last_token_expires.timestamp()) + TTL_GRACE_SECONDS)},
+    }
+
+
 def _public(item: dict[str, Any]) -> PublicKey:
     return PublicKey(
         jwk=json.loads(item["jwk"]["S"]),
         not_before=datetime.fromtimestamp(int(item["notBefore"]["N"]), UTC),
         not_after=datetime.fromtimestamp(int(item["notAfter"]["N"]), UTC),
     )
-
