@@ -577,19 +577,20 @@ def test_chunks_are_written_while_the_file_is_still_being_read(monkeypatch: pyte
     key = world.upload(batch_file(*(f"D,+1202555{n:04d},G{n},F{n}" for n in range(2500))))
     batch_id = batch_id_of(key, "v1")
     seen_at_end: list[bool] = []
-    reading = world.objects.iter_lines
+    reading = world.objects.iter_text
 
     versions: list[str | None] = []
 
     def watched(read_key: str, version_id: str | None = None) -> Iterator[str]:
         if read_key == key:
             versions.append(version_id)
-        for line in reading(read_key, version_id):
-            if read_key == key and line.startswith("T,"):
-                seen_at_end.append(world.objects.exists(chunk_key(batch_id, 1)))
-            yield line
+        for piece in reading(read_key, version_id):
+            for line in piece.splitlines(keepends=True):  # handed over a line at a time
+                if read_key == key and line.startswith("T,"):
+                    seen_at_end.append(world.objects.exists(chunk_key(batch_id, 1)))
+                yield line
 
-    monkeypatch.setattr(world.objects, "iter_lines", watched)
+    monkeypatch.setattr(world.objects, "iter_text", watched)
 
     # When validated
     result = world.validate(key)
@@ -796,7 +797,7 @@ def test_validation_that_breaks_off_fails_the_batch_and_tells_the_operator(
         raise InternalError("Internal error during S3 read; retry the request")
         yield ""  # pragma: no cover
 
-    monkeypatch.setattr(world.objects, "iter_lines", broken)
+    monkeypatch.setattr(world.objects, "iter_text", broken)
 
     # When validated
     with pytest.raises(InternalError):

@@ -228,7 +228,7 @@ class ConnectBatches:
         """One pass over the file (the version the event named): valid rows into chunk objects,
         invalid ones into errors.jsonl."""
         reader = BatchFileReader(
-            self._objects.iter_lines(batch.key, version_id),
+            self._objects.iter_text(batch.key, version_id),
             file=name,
             enroll_key_hash=profile.enroll_key_hash,
         )
