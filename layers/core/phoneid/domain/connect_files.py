@@ -117,6 +117,7 @@ class Rejection(StrEnum):
     TRAILER_MISSING = "TRAILER_MISSING"
     TRAILER_COUNT_MISMATCH = "TRAILER_COUNT_MISMATCH"
     NO_DETAIL_ROWS = "NO_DETAIL_ROWS"
+    PROCESSING_FAILED = "PROCESSING_FAILED"  # a workflow step failed: the batch ended failed
 
     @property
     def message(self) -> str:
@@ -146,6 +147,10 @@ _REJECTION_MESSAGES: Mapping[Rejection, str] = {
     Rejection.TRAILER_MISSING: "The last record must be the trailer: T, Number of Records.",
     Rejection.TRAILER_COUNT_MISMATCH: "The trailer's Number of Records differs from the detail records.",
     Rejection.NO_DETAIL_ROWS: "The file has no detail (D) records.",
+    Rejection.PROCESSING_FAILED: (
+        "The file could not be processed to its end and no results were delivered for it; "
+        "the operator has been told. Upload it again."
+    ),
 }
 
 
