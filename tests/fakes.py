@@ -452,6 +452,15 @@ class InMemoryObjectStore:
             raise KeyError(key)
         yield from io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
 
+    def iter_text(self, key: str, version_id: str | None = None) -> Iterator[str]:
+        """The text in pieces of 64 KiB at most, as the S3 adapter reads it."""
+        data = self.objects.get(key)
+        if data is None:
+            raise KeyError(key)
+        reader = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+        while piece := reader.read(64 * 1024):
+            yield piece
+
     def get_text(self, key: str) -> str:
         return self.objects[key].decode("utf-8-sig")
 

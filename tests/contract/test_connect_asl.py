@@ -57,4 +57,4 @@ def test_the_tasks_call_the_template_functions_the_substitutions_name() -> None:
     arns = {key: value for key, value in props["DefinitionSubstitutions"].items() if key.endswith("Arn")}
 
     assert {value["Fn::GetAtt"][0] for value in arns.values()} <= functions
-    assert len(arns) == 3
+    assert len(arns) == 4

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from phoneid.config import Settings
 from phoneid.dev.template import ROOT, template
@@ -253,7 +254,7 @@ def test_every_checkov_skip_gives_its_reason() -> None:
 
 def test_alarms_notify_the_alarm_topic() -> None:
     alarms = template().of_type("AWS::CloudWatch::Alarm")
-    watched = {props["MetricName"] for props in alarms.values()}
+    watched = {name for props in alarms.values() for name, _ in alarm_metrics(props)}
     assert {
         "5XXError",
         "Error8000",
@@ -269,6 +270,43 @@ def test_alarms_notify_the_alarm_topic() -> None:
     queues = {
         props["Dimensions"][0]["Value"]["Fn::GetAtt"][0]
         for props in alarms.values()
-        if props["MetricName"] == "ApproximateNumberOfMessagesVisible"
+        if props.get("MetricName") == "ApproximateNumberOfMessagesVisible"
     }
     assert queues == {"WebhookDeadLetterQueue", "ConnectUploadDeadLetterQueue"}
+
+
+def alarm_metrics(props: dict[str, Any]) -> list[tuple[str, list[Any]]]:
+    """(metric name, dimensions) of an alarm on one metric or on metric math."""
+    if "MetricName" in props:
+        return [(props["MetricName"], props.get("Dimensions", []))]
+    return [
+        (query["MetricStat"]["Metric"]["MetricName"], query["MetricStat"]["Metric"].get("Dimensions", []))
+        for query in props["Metrics"]
+        if "MetricStat" in query
+    ]
+
+
+def test_connect_executions_that_did_not_succeed_raise_an_alarm_and_none_runs_for_ever() -> None:
+    # The Connect state machine's failed, timed-out and stopped executions are one alarm on the topic
+    [alarm] = [
+        props
+        for props in template().of_type("AWS::CloudWatch::Alarm").values()
+        if any(name == "ExecutionsFailed" for name, _ in alarm_metrics(props))
+    ]
+    metrics = alarm_metrics(alarm)
+    assert {name for name, _ in metrics} == {"ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted"}
+    assert all(
+        dimensions == [{"Name": "StateMachineArn", "Value": {"Ref": "ConnectStateMachine"}}]
+        for _, dimensions in metrics
+    )
+    assert (alarm["Threshold"], alarm["ComparisonOperator"]) == (0, "GreaterThanThreshold")
+    # And an execution ends: the definition has a timeout
+    props = template().of_type("AWS::Serverless::StateMachine")["ConnectStateMachine"]
+    definition = json.loads((ROOT / props["DefinitionUri"]).read_text())
+    assert 0 < definition["TimeoutSeconds"] <= 7 * 24 * 3600
+
+
+def test_every_alarm_is_on_the_dashboard() -> None:
+    body = template().resources["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    for name in template().of_type("AWS::CloudWatch::Alarm"):
+        assert "${" + name + ".Arn}" in body, name

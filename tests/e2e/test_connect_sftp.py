@@ -17,7 +17,7 @@ import boto3
 import httpx
 import pytest
 
-from tests.e2e.conftest import DevServer, start_dev_server
+from tests.e2e.conftest import BIN, DevServer, start_dev_server
 
 pytestmark = [
     pytest.mark.e2e,
@@ -294,3 +294,65 @@ def test_submit_refuses_a_file_of_no_onboarded_client(stack: DevServer, tmp_path
 
     assert submitted.returncode == 2
     assert "no Connect client named 'nobody'" in submitted.stderr
+
+
+def _worker_peaks(server_pid: int, function: str) -> list[int]:
+    """Peak RSS (VmHWM, bytes) of each of the stack's worker processes of ``function``."""
+    peaks = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            argv = (status.parent / "cmdline").read_bytes().split(b"\0")
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue  # a process that ended meanwhile
+        if (
+            b"phoneid.dev.processes" in argv
+            and function.encode() in argv
+            and int(fields["PPid"]) == server_pid
+        ):
+            peaks.append(int(fields["VmHWM"].split()[0]) * 1024)
+    return peaks
+
+
+def test_a_160_mib_line_is_its_rows_error_and_the_batch_is_delivered(
+    stack: DevServer, clients: tuple[SftpClient, SftpClient], tmp_path: Path
+) -> None:
+    # Given a file whose second row has a last name of 160 MiB on one line (written in 1 MiB
+    # blocks: never held whole here either)
+    acme, _ = clients
+    path = tmp_path / f"{acme.name}_US_verifiedUser_20260101130000.csv"
+    block = b"x" * (1 << 20)
+    with path.open("wb") as out:
+        out.write(f"H,{acme.enroll_key},verifiedUser\r\nD,+12025550111,Kira,Petrova,cust-1\r\n".encode())
+        out.write(b"D,+12025550112,Lena,")
+        for _ in range(160):
+            out.write(block)
+        out.write(b",cust-2\r\nT,2\r\n")
+    assert path.stat().st_size > 160 * (1 << 20)
+
+    # When it is submitted to the local stack (put as SFTP would, then waited for)
+    submitted = subprocess.run(  # noqa: S603 - our own CLI
+        [str(BIN / "phoneid"), "connect", "submit", str(path), "--local", "--timeout", "600"],
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=660,
+        check=False,
+    )
+
+    # Then the batch ran to its end within the step's timeout: the long row is its error, the other
+    # row was verified
+    assert submitted.returncode == 0, submitted.stderr
+    output = path.with_name(f"{path.stem}_output.csv").read_text("utf-8").splitlines()
+    errors = path.with_name(f"{path.stem}_errors.csv").read_text("utf-8").splitlines()
+    assert [line.split(",")[1] for line in output[1:-1]] == ["+12025550111"]
+    [error] = errors[1:-1]
+    cells = error.split(",")
+    assert (cells[1], cells[4], cells[5]) == ("+12025550112", "cust-2", "ERR_FIELD_TOO_LONG")
+    assert len(cells[3]) == 131_072  # the cell as kept: cut to the limit
+    # And validation read the line without holding it: its worker's peak memory stays far below
+    # its own ~110 MiB plus the 160 MiB line (held once, as text, the line alone is 160 MiB)
+    peaks = _worker_peaks(stack.process.pid, "ConnectValidateFunction")
+    assert peaks
+    print(f"validate worker peak RSS: {max(peaks) / (1 << 20):.0f} MiB")
+    assert max(peaks) < 200 * (1 << 20)

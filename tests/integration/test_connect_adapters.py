@@ -3,6 +3,7 @@ batch records (conditional writes) and the emails (SES)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
@@ -11,8 +12,9 @@ from typing import Any
 import boto3
 import pytest
 
+from phoneid.adapters import s3 as s3_adapter
 from phoneid.adapters.dynamodb.batches import DynamoBatchStates
-from phoneid.adapters.s3 import ObjectNotFound, S3ObjectStore, split_lines
+from phoneid.adapters.s3 import ObjectNotFound, S3ObjectStore, iter_text, split_lines
 from phoneid.adapters.ses import SesMailer
 from phoneid.dev.outbox import sent_emails
 from phoneid.domain.connect import Batch, BatchState
@@ -67,6 +69,43 @@ def test_bytes_that_are_not_utf8_raise_where_they_are_met() -> None:
         next(lines)
 
 
+def test_a_long_line_costs_its_length_not_its_square() -> None:
+    # Given a 16 MiB line in 64 KiB chunks, each piece of text seen (sizes only: no text kept)
+    data = b"D,+12025550112,Lena," + b"x" * (16 * MIB) + b"\r\nT,1"
+    scanned: list[int] = []
+    real_finditer = s3_adapter._END_OF_LINE.finditer
+
+    class Watched:
+        @staticmethod
+        def finditer(text: str, *args: int) -> Iterator[re.Match[str]]:
+            scanned.append(len(text) - (args[0] if args else 0))
+            return real_finditer(text, *args)
+
+        split = s3_adapter._END_OF_LINE.split
+
+    # When it is split into lines
+    original = s3_adapter._END_OF_LINE
+    s3_adapter._END_OF_LINE = Watched  # type: ignore[assignment]
+    try:
+        lines = list(split_lines(chunks(data, 64 * 1024)))
+    finally:
+        s3_adapter._END_OF_LINE = original
+
+    # Then each character was searched for a line end once (the old splitter searched the whole
+    # line so far at every chunk: 128 times the line's length here)
+    assert [len(line) for line in lines] == [len(data) - 5, 3]
+    assert sum(scanned) <= len(data)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 64 * 1024])
+def test_text_comes_in_pieces_decoded_whatever_the_chunks(size: int) -> None:
+    # Given a BOM, a multi-byte character split between chunks, CRLF line ends
+    data = '\ufeffH,key\r\nD,+1,Léna,"O\r\nrtiz"\r\n'.encode()
+
+    # When decoded in chunks / Then the pieces join to the text, line ends kept, the BOM gone
+    assert "".join(iter_text(chunks(data, size))) == 'H,key\r\nD,+1,Léna,"O\r\nrtiz"\r\n'
+
+
 def test_an_object_is_read_as_lines_by_version(store: S3ObjectStore) -> None:
     # Given two versions of one upload
     s3 = boto3.client("s3")
@@ -77,6 +116,8 @@ def test_an_object_is_read_as_lines_by_version(store: S3ObjectStore) -> None:
     # Then each version reads as its own lines
     assert list(store.iter_lines(key, version_id=first)) == ["one", "two"]
     assert list(store.iter_lines(key)) == ["three"]
+    assert "".join(store.iter_text(key, version_id=first)) == "one\r\ntwo\r\n"
+    assert "".join(store.iter_text(key)) == "three\n"
     assert store.exists(key)
     assert not store.exists("clients/acme/upload/other.csv")
     with pytest.raises(ObjectNotFound):

@@ -9,6 +9,7 @@ instant here (``workflows.retry_delay_scale``); the Retry policy itself is the d
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -24,8 +25,10 @@ import pytest
 from botocore.exceptions import ClientError
 
 from phoneid import bootstrap
+from phoneid.adapters.s3 import S3ObjectStore
 from phoneid.dev import workflows
 from phoneid.dev.outbox import sent_emails
+from phoneid.dev.triggers import function_context
 from phoneid.domain.clients import Caller
 from phoneid.domain.connect import BatchState, ConnectProfile
 from phoneid.domain.connect_files import OUTPUT_COLUMNS
@@ -364,6 +367,198 @@ def test_a_chunk_that_keeps_failing_is_reported_and_no_row_vanishes(connect: Con
     batch = container.batch_states.get(delivered["batchId"])
     assert batch is not None
     assert batch.state == BatchState.FAILED
+
+
+# --- a step that fails in any way ---------------------------------------------------------------------
+
+OPERATOR = "operator@phoneid.example"
+
+
+class Killed(BaseException):
+    """The end of a worker process: no ``except Exception`` of the step runs, as when Lambda stops it."""
+
+
+@dataclass
+class LambdaRuntime:
+    """The local stack's worker processes as a state machine's task sees them, for chosen functions:
+    ``errors[name]`` is the Lambda error payload each of its next invocations answers (its process
+    ran ``before`` — part of the real step, in this process — then died or overran its timeout);
+    once the list is used up the function runs as it is. Every other function runs as usual."""
+
+    errors: dict[str, list[dict[str, str]]]
+    before: dict[str, Any] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)
+
+    def __contains__(self, logical_id: str) -> bool:
+        return bool(self.errors.get(logical_id))
+
+    def invoke(self, logical_id: str, event: Any) -> tuple[Any, dict[str, str] | None]:
+        self.calls.append(logical_id)
+        if logical_id in self.before:
+            with contextlib.suppress(Killed):
+                self.before[logical_id](event)
+        return None, self.errors[logical_id].pop(0)
+
+
+TIMED_OUT = {"errorType": "Sandbox.Timedout", "errorMessage": "Task timed out after 900.00 seconds"}
+EXITED = {
+    "errorType": "Runtime.ExitError",
+    "errorMessage": "RequestId: x Error: Runtime exited with status 137",
+}
+
+
+def with_operator(connect: Connect) -> None:
+    bootstrap.override(connect=connect.api.container.connect_batches(operator_emails=(OPERATOR,)))
+
+
+def assert_failed_and_told(connect: Connect, execution: dict[str, Any], was: str, error: str) -> None:
+    """What a failed step leaves: the execution FAILED, the batch failed, the client's rejected file
+    and email, the operator's alert; no work objects."""
+    assert execution["status"] == "FAILED"
+    assert execution["error"] == "ConnectBatchFailed"
+    [batch] = connect.api.container.batch_states.list_recent("acme")
+    assert batch.state == BatchState.FAILED
+    assert batch.reason == f"the workflow failed while the batch was {was}: {error}"
+    rejected = dict(connect.rows(f"{STEM}_rejected.csv"))
+    assert rejected["Reason Code"] == "PROCESSING_FAILED"
+    assert connect.keys("work/") == []
+    emails = {email["to"]: email for email in connect.emails()}
+    assert emails[OPS]["subject"] == f"PhoneID Connect: {FILE} rejected (PROCESSING_FAILED)"
+    assert emails[OPERATOR]["subject"] == f"PhoneID Connect: batch {batch.batch_id} failed ({FILE})"
+    assert error in emails[OPERATOR]["text"]
+    assert len(connect.emails()) == 2
+
+
+def test_a_validation_that_overruns_its_timeout_ends_its_batch_failed(
+    connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a validation whose process is stopped mid-way, past its timeout: it claimed the batch
+    # and was reading the file (no except clause of the step ran)
+    connect.onboard()
+    with_operator(connect)
+
+    def stalls(self: Any, key: str, version_id: str | None = None) -> Any:
+        raise Killed
+        yield ""  # pragma: no cover
+
+    def validate_until_killed(event: dict[str, Any]) -> None:
+        monkeypatch.setattr(S3ObjectStore, "iter_text", stalls)
+        bootstrap.container().connect.validate(
+            event["bucket"], event["key"], event["versionId"], event["etag"]
+        )
+
+    runtime = LambdaRuntime(
+        {"ConnectValidateFunction": [TIMED_OUT]}, {"ConnectValidateFunction": validate_until_killed}
+    )
+    monkeypatch.setattr(connect.api.stack, "processes", runtime)
+
+    # When a file is uploaded
+    connect.upload(batch_file(f"D,{LENA},Lena,Ortiz"))
+    [execution] = connect.finished()
+
+    # Then the batch is not left validating: it failed, the client and the operator were told, and
+    # the execution failed (the alarm's metric)
+    assert_failed_and_told(connect, execution, "validating", "Sandbox.Timedout")
+    assert runtime.calls == ["ConnectValidateFunction"]
+
+
+def test_a_delivery_whose_process_crashes_ends_its_batch_failed(
+    connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a deliver step whose process dies (out of memory, a crash)
+    connect.onboard()
+    with_operator(connect)
+    runtime = LambdaRuntime({"ConnectDeliverFunction": [EXITED]})
+    monkeypatch.setattr(connect.api.stack, "processes", runtime)
+
+    # When a file is processed
+    connect.upload(batch_file(f"D,{LENA},Lena,Ortiz", f"D,{NOBODY},Nobody,Known"))
+    [execution] = connect.finished()
+
+    # Then the batch is not left verifying
+    assert_failed_and_told(connect, execution, "verifying", "Runtime.ExitError")
+    assert connect.keys("clients/acme/download/") == [f"clients/acme/download/{STEM}_rejected.csv"]
+
+
+def test_a_catch_all_step_that_fails_is_retried_until_the_batch_is_failed(
+    connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a validation that crashes, and a catch-all step whose first two runs crash too
+    connect.onboard()
+    with_operator(connect)
+    runtime = LambdaRuntime({"ConnectValidateFunction": [EXITED], "ConnectFailFunction": [EXITED, TIMED_OUT]})
+    monkeypatch.setattr(connect.api.stack, "processes", runtime)
+
+    # When a file is uploaded
+    connect.upload(batch_file(f"D,{LENA},Lena,Ortiz"))
+    [execution] = connect.finished()
+
+    # Then the catch-all ran a third time and ended the batch (claimed by nobody before it)
+    assert runtime.calls == ["ConnectValidateFunction", "ConnectFailFunction", "ConnectFailFunction"]
+    assert_failed_and_told(connect, execution, "validating", "Runtime.ExitError")
+
+
+def test_an_execution_that_ended_without_its_catch_all_is_ended_by_the_status_rule(
+    connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a delivery that crashed and a catch-all that failed every retry: the execution failed
+    # with the batch still verifying (as after a timeout of the whole execution, or a stop)
+    connect.onboard()
+    with_operator(connect)
+    runtime = LambdaRuntime({"ConnectDeliverFunction": [EXITED], "ConnectFailFunction": [EXITED] * 9})
+    monkeypatch.setattr(connect.api.stack, "processes", runtime)
+    connect.upload(batch_file(f"D,{LENA},Lena,Ortiz"))
+    [execution] = connect.finished()
+    assert execution["status"] == "FAILED"
+    [batch] = connect.api.container.batch_states.list_recent("acme")
+    assert batch.state == BatchState.VERIFYING
+
+    # When EventBridge delivers the execution's status change to the catch-all function (its rule)
+    monkeypatch.setattr(connect.api.stack, "processes", None)
+    event = {
+        "source": "aws.states",
+        "detail-type": "Step Functions Execution Status Change",
+        "detail": {
+            "executionArn": execution["executionArn"],
+            "stateMachineArn": connect.state_machine,
+            "status": "TIMED_OUT",
+            "input": execution["input"],
+        },
+    }
+    ended = connect.api.stack.invoke(
+        "ConnectFailFunction", event, function_context(connect.api.stack.template, "ConnectFailFunction")
+    )
+
+    # Then the batch is failed and the client and the operator told, once
+    assert ended == {"batchId": batch.batch_id, "state": "failed", "changed": True}
+    assert_failed_and_told(
+        connect, execution | {"error": "ConnectBatchFailed"}, "verifying", "execution TIMED_OUT"
+    )
+    again = connect.api.stack.invoke(
+        "ConnectFailFunction", event, function_context(connect.api.stack.template, "ConnectFailFunction")
+    )
+    assert again["changed"] is False
+    assert len(connect.emails()) == 2
+
+
+def test_a_cell_over_the_limit_is_its_rows_error_and_the_other_rows_are_verified(connect: Connect) -> None:
+    # Given a file whose second row has a last name of 131,073 characters
+    connect.onboard()
+    long_name = "x" * 131_073
+
+    # When it is processed
+    connect.upload(
+        batch_file(f"D,{LENA},Lena,Ortiz,cust-1", f"D,{HUGO},Hugo,{long_name},cust-2", f"D,{NOBODY},No,Body")
+    )
+    [execution] = connect.finished()
+
+    # Then that row is ERR_FIELD_TOO_LONG and the others are verified: the file was not rejected
+    assert execution["status"] == "SUCCEEDED"
+    assert output_of(execution)["state"] == "delivered"
+    output, errors = assert_accounted(connect, rows_read=3)
+    assert [row[1] for row in output] == [LENA, NOBODY]
+    assert [(row[1], row[4], row[5]) for row in errors] == [(HUGO, "cust-2", "ERR_FIELD_TOO_LONG")]
+    assert len(errors[0][3]) == 131_072  # echoed cut to the limit
 
 
 # --- scale ----------------------------------------------------------------------------------------

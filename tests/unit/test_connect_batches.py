@@ -577,19 +577,20 @@ def test_chunks_are_written_while_the_file_is_still_being_read(monkeypatch: pyte
     key = world.upload(batch_file(*(f"D,+1202555{n:04d},G{n},F{n}" for n in range(2500))))
     batch_id = batch_id_of(key, "v1")
     seen_at_end: list[bool] = []
-    reading = world.objects.iter_lines
+    reading = world.objects.iter_text
 
     versions: list[str | None] = []
 
     def watched(read_key: str, version_id: str | None = None) -> Iterator[str]:
         if read_key == key:
             versions.append(version_id)
-        for line in reading(read_key, version_id):
-            if read_key == key and line.startswith("T,"):
-                seen_at_end.append(world.objects.exists(chunk_key(batch_id, 1)))
-            yield line
+        for piece in reading(read_key, version_id):
+            for line in piece.splitlines(keepends=True):  # handed over a line at a time
+                if read_key == key and line.startswith("T,"):
+                    seen_at_end.append(world.objects.exists(chunk_key(batch_id, 1)))
+                yield line
 
-    monkeypatch.setattr(world.objects, "iter_lines", watched)
+    monkeypatch.setattr(world.objects, "iter_text", watched)
 
     # When validated
     result = world.validate(key)
@@ -796,16 +797,100 @@ def test_validation_that_breaks_off_fails_the_batch_and_tells_the_operator(
         raise InternalError("Internal error during S3 read; retry the request")
         yield ""  # pragma: no cover
 
-    monkeypatch.setattr(world.objects, "iter_lines", broken)
+    monkeypatch.setattr(world.objects, "iter_text", broken)
 
     # When validated
     with pytest.raises(InternalError):
         world.validate(key)
 
-    # Then the batch is failed (not stuck in validating) and the operator knows
+    # Then the batch is failed (not stuck in validating), the operator knows, and the client has
+    # its rejected file and email, as for any failed step
     batch = world.states.get(batch_id_of(key, "v1"))
     assert batch is not None
     assert batch.state == BatchState.FAILED
-    [(to, _, body)] = world.mailer.sent
+    [(to, _, body), (client_to, subject, _)] = world.mailer.sent
     assert to == list(OPERATOR)
     assert "validation broke off: InternalError" in body
+    assert client_to == list(ACME_EMAILS)
+    assert subject == f"PhoneID Connect: {FILE} rejected (PROCESSING_FAILED)"
+
+
+# --- a step that failed in any way ---------------------------------------------------------------------
+
+
+def rejected_rows(world: World) -> dict[str, str]:
+    stem = FILE.removesuffix(".csv")
+    return dict(csv.reader(io.StringIO(world.objects.text(f"clients/acme/download/{stem}_rejected.csv"))))
+
+
+def test_a_batch_whose_validation_was_killed_ends_failed_with_the_clients_file_and_the_emails() -> None:
+    # Given a batch claimed by a validation that was killed mid-way (its work objects left behind)
+    world = make_world()
+    key = world.upload(batch_file("D,+12025550101,Noor,Haddad"))
+    world.validate(key)
+    batch_id = batch_id_of(key, "v1")
+    stored = world.states.get(batch_id)
+    assert stored is not None
+    world.states.update(replace(stored, state=BatchState.VALIDATING), stored.state)
+    world.objects.put_text(f"work/{batch_id}/chunks/000000.jsonl", "{}\n")
+    world.mailer.sent.clear()
+
+    # When the catch-all step runs for the upload, with the error Step Functions saw
+    result = world.service.fail(key, version_id="v1", etag='"etag"', error="Sandbox.Timedout")
+
+    # Then the batch is failed, the client has its rejected file and email, the operator an alert
+    assert result == {"batchId": batch_id, "state": "failed", "changed": True}
+    batch = world.states.get(batch_id)
+    assert batch is not None
+    assert batch.state == BatchState.FAILED
+    assert batch.reason == "the workflow failed while the batch was validating: Sandbox.Timedout"
+    assert rejected_rows(world)["Reason Code"] == "PROCESSING_FAILED"
+    [(to, alert, body), (client_to, subject, text)] = world.mailer.sent
+    assert (to, alert) == (list(OPERATOR), f"PhoneID Connect: batch {batch_id} failed ({FILE})")
+    assert "Sandbox.Timedout" in body
+    assert (client_to, subject) == (
+        list(ACME_EMAILS),
+        f"PhoneID Connect: {FILE} rejected (PROCESSING_FAILED)",
+    )
+    assert "could not be processed" in text
+    assert world.objects.keys("work/") == []
+
+
+def test_the_catch_all_is_idempotent_and_leaves_final_batches_alone() -> None:
+    # Given a delivered batch, and a verifying batch failed once already
+    world = make_world()
+    delivered, _ = world.run(batch_file("D,+12025550101,Noor,Haddad"))
+    other = world.upload(
+        batch_file("D,+12025550101,Noor,Haddad"), file="acme_US_verifiedUser_20261122120001.csv"
+    )
+    accepted = world.validate(other)
+    first = world.service.fail(other, version_id="v1", error="States.Timeout")
+    world.mailer.sent.clear()
+
+    # When the catch-all runs again for both (a retry, or the execution-status rule)
+    again = world.service.fail(other, version_id="v1", error="States.Timeout")
+    untouched = world.service.fail(world.upload(batch_file("D,+12025550101,Noor,Haddad")), version_id="v1")
+
+    # Then nothing changes and nothing is sent
+    assert (first["changed"], again["changed"]) == (True, False)
+    assert again == {"batchId": accepted["batchId"], "state": "failed", "changed": False}
+    assert untouched == {"batchId": delivered["batchId"], "state": "delivered", "changed": False}
+    assert world.mailer.sent == []
+
+
+def test_a_step_that_failed_before_claiming_its_batch_still_ends_one() -> None:
+    # Given an upload whose validation never started (no batch record)
+    world = make_world()
+    key = world.upload(batch_file("D,+12025550101,Noor,Haddad"))
+
+    # When the catch-all runs
+    result = world.service.fail(key, version_id="v1", error="Lambda.Unknown")
+
+    # Then a failed batch exists for the upload, and the client and operator are told
+    batch = world.states.get(result["batchId"])
+    assert batch is not None
+    assert (batch.state, batch.client_name, batch.file_name) == (BatchState.FAILED, "acme", FILE)
+    assert rejected_rows(world)["Reason Code"] == "PROCESSING_FAILED"
+    assert len(world.mailer.sent) == 2
+    # And a validation that starts late finds it claimed
+    assert world.validate(key)["outcome"] == "duplicate"

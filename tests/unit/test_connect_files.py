@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import tracemalloc
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
@@ -19,11 +22,14 @@ from phoneid.domain.connect import (
     valid_client_name,
 )
 from phoneid.domain.connect_files import (
+    MAX_CELL_CHARS,
+    MAX_RECORD_CHARS,
     OUTPUT_COLUMNS,
     BatchFileReader,
     CsvLines,
     DetailRow,
     FileRejected,
+    Record,
     Rejection,
     RowChecks,
     RowError,
@@ -293,7 +299,134 @@ def test_records_are_read_lazily() -> None:
     records = read_records(endless())  # type: ignore[arg-type]
 
     assert next(records)[0] == 1
-    assert next(records) == (2, ["D", "+12025550001", "A", "B"])
+    assert next(records) == Record(2, ["D", "+12025550001", "A", "B"])
+
+
+TRICKY = (
+    "\ufeffH,key,verifiedUser\r\n\r\n"
+    'D,+12025550142,"Noor, Jr","O""Hara",,,,,extra,"more\r\nlines",x\r\n'
+    'D,+12025550143,"Ada\r\nMarie\rAnn\nLee",Lovelace\r'
+    '  ,\t, \r\n,,,,,,,,,"past the eighth cell"\n'
+    'D,+12025550144,A,"B"\r\n'
+    "T,3"
+)
+
+
+def reference_records(text: str) -> list[Record]:
+    """What the stdlib csv reader (strict) makes of the text, read as lines: the reading rules."""
+    lines = [line + "\n" for line in re.split("\r\n|\r|\n", text.removeprefix("\ufeff"))]
+    reader = csv.reader(lines, strict=True)
+    records, start = [], 1
+    for fields in reader:
+        line, start = start, reader.line_num + 1
+        if any(field.strip() for field in fields[:8]):
+            records.append(Record(line, fields[:8]))
+    return records
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 64, 10_000])
+def test_records_are_the_same_whatever_pieces_the_text_comes_in(size: int) -> None:
+    # Given a text with a BOM, CR, LF and CRLF line ends, quoted cells over several lines, blank
+    # records and cells past the eighth, cut into pieces of one size (CRLFs and quotes split too)
+    pieces = [TRICKY[n : n + size] for n in range(0, len(TRICKY), size)]
+
+    # When read / Then the records are the csv module's, cells past the eighth dropped
+    assert list(read_records(pieces)) == reference_records(TRICKY)
+    assert [record.line for record in read_records(pieces)] == [1, 3, 5, 11, 12]
+
+
+def test_a_cell_over_the_limit_is_its_rows_error_and_the_file_goes_on() -> None:
+    # Given a file whose second row has a last name of 131,073 characters (one over the limit)
+    long_name = "x" * (MAX_CELL_CHARS + 1)
+    text = good_file(
+        "D,+12025550142,Noor,Haddad", f"D,+12025550143,Ada,{long_name},c-2", "D,+12025550144,Al,Tu"
+    )
+
+    # When read and checked
+    rows, reader = read(text)
+
+    # Then that row is ERR_FIELD_TOO_LONG with its cell cut to the limit; the others are read on
+    assert reader.detail_rows == 3
+    assert [(r.line, r.too_long) for r in rows] == [(2, False), (3, True), (4, False)]
+    assert len(rows[1].last_name) == MAX_CELL_CHARS
+    assert rows[1].client_customer_id == "c-2"
+    assert check(*rows) == [None, RowError.ERR_FIELD_TOO_LONG, None]
+
+
+def test_a_cell_at_the_limit_is_read_whole() -> None:
+    # Given a cell of exactly 131,072 characters past the columns Connect reads
+    rows, _ = read(good_file(f"D,+12025550142,Noor,Haddad,,,,,{'y' * MAX_CELL_CHARS}"))
+
+    # Then the row is within the limits
+    assert rows[0].too_long is False
+    assert check(*rows) == [None]
+
+
+def test_a_quoted_cell_over_many_lines_over_the_limit_is_one_rows_error() -> None:
+    # Given a quoted first name of 70,000 short lines (140,000 characters), then a good row
+    name = "a\r\n" * 70_000
+    text = good_file(f'D,+12025550142,"{name}",Haddad', "D,+12025550143,Ada,Lovelace")
+
+    rows, _ = read(text)
+
+    # Then the long row is cut and flagged; the next row starts where the quote closed
+    assert [(r.line, r.too_long) for r in rows] == [(2, True), (70_003, False)]
+    assert check(*rows) == [RowError.ERR_FIELD_TOO_LONG, None]
+
+
+def test_a_record_over_the_record_limit_is_its_rows_error() -> None:
+    # Given a row whose cells are each short but which runs past 1 MiB characters in all
+    rest = ",z" * (MAX_RECORD_CHARS // 2)
+    rows, _ = read(good_file(f"D,+12025550142,Noor,Haddad{rest}", "D,+12025550143,Ada,Lovelace"))
+
+    assert [(r.line, r.too_long) for r in rows] == [(2, True), (3, False)]
+    assert rows[0].last_name == "Haddad"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (f"H,{ENROLL_KEY},verifiedUser,{'x' * (MAX_CELL_CHARS + 1)}\nD,+12025550142,A,B\nT,1\n", 1),
+        (f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT,{'1' * (MAX_CELL_CHARS + 1)}\n", 3),
+        ("x" * (MAX_CELL_CHARS * 3), 1),  # a file that is one long line
+    ],
+)
+def test_a_header_or_trailer_over_the_limits_is_not_a_connect_file(text: str, line: int) -> None:
+    rejected = rejection(text)
+
+    assert (rejected.reason, rejected.line) == (Rejection.NOT_CSV, line)
+
+
+def test_a_record_blank_in_the_eight_columns_is_skipped() -> None:
+    # Given a record with text only past its eighth cell / When read / Then it is blank, as ",,," is
+    rows, _ = read(good_file("D,+12025550142,A,B", ",,,,,,,,,text past the columns", count=1))
+
+    assert [r.line for r in rows] == [2]
+
+
+def test_a_long_line_is_read_in_pieces_without_being_held() -> None:
+    # Given a 32 MiB line that arrives in 64 KiB pieces (as the S3 adapter reads it)
+    piece = "x" * 65_536
+
+    def text() -> Iterator[str]:
+        yield f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,Noor,"
+        for _ in range(512):
+            yield piece
+        yield "\nD,+12025550143,Ada,Lovelace\nT,2\n"
+
+    # When it is read, memory traced
+    tracemalloc.start()
+    try:
+        name = parse_file_name(FILE)
+        assert name is not None
+        rows = list(BatchFileReader(text(), file=name, enroll_key_hash=enroll_key_hash()).rows())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    # Then the row is too long, the next is read, and no more than the kept cell (and a piece) was held
+    assert [(r.line, r.too_long) for r in rows] == [(2, True), (3, False)]
+    assert peak < 4 * 1024 * 1024
 
 
 # --- row checks ----------------------------------------------------------------------------------

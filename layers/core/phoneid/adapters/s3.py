@@ -2,7 +2,10 @@
 parts, so no file is ever held whole in memory (an 800,000-row file is ~80 MB; the steps run in 1 GB).
 
 Reading: UTF-8 with or without a byte-order mark; CRLF, LF (or a lone CR) end a line; the line
-ends are not part of the lines, and a final line without one is still a line. Bytes that are not
+ends are not part of the lines, and a final line without one is still a line. ``iter_text`` gives
+the decoded text in pieces instead, line ends included, for a reader that finds the records itself
+(an uploaded file, whose lines may be of any length). Both take time linear in the object's size
+and hold one read chunk (``iter_lines``: also the current line). Bytes that are not
 UTF-8 raise ``UnicodeDecodeError`` (a ``ValueError``) where they are met: the caller rejects the
 file. A key (or version) that does not exist raises ``ObjectNotFound`` (a ``KeyError``).
 
@@ -20,7 +23,8 @@ from __future__ import annotations
 import codecs
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from types import TracebackType
 from typing import Any
 
@@ -52,27 +56,45 @@ def _content_type(key: str) -> str:
     return "text/plain; charset=utf-8"
 
 
-def split_lines(chunks: Iterator[bytes]) -> Iterator[str]:
+def split_lines(chunks: Iterable[bytes]) -> Iterator[str]:
     """Text lines of a byte stream: UTF-8 (a leading BOM dropped), any of CRLF, LF, CR ending a line.
 
-    A CR at the end of one chunk waits for the next, so a CRLF split across chunks is one line end.
+    Each character is looked at once: a line's pieces wait in a list until its end arrives (joining
+    a growing string at every chunk, and searching it again from its start, made a long line cost
+    the square of its length). A CR at the end of one chunk waits for the next, so a CRLF split
+    across chunks is one line end.
     """
     decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="strict")
-    pending = ""
-    for chunk in chunks:
-        pending += decoder.decode(chunk)
+    parts: list[str] = []  # the current line's text so far
+    pending_cr = False  # the previous text ended with a CR that ended a line
+    for text in chain((decoder.decode(chunk) for chunk in chunks), [decoder.decode(b"", final=True)]):
         start = 0
-        for found in _END_OF_LINE.finditer(pending):
-            if found.group() == "\r" and found.end() == len(pending):
-                break  # maybe the first half of a CRLF
-            yield pending[start : found.start()]
+        if pending_cr and text:
+            pending_cr = False
+            if text.startswith("\n"):
+                start = 1
+        for found in _END_OF_LINE.finditer(text, start):
+            parts.append(text[start : found.start()])
+            yield "".join(parts)
+            parts = []
             start = found.end()
-        pending = pending[start:]
-    pending += decoder.decode(b"", final=True)
-    lines = _END_OF_LINE.split(pending)
-    if lines and lines[-1] == "":
-        lines.pop()  # the file ended with a line end
-    yield from lines
+            pending_cr = found.group() == "\r" and start == len(text)
+        if start < len(text):
+            parts.append(text[start:])
+    if parts:
+        yield "".join(parts)  # a last line without a line end
+
+
+def iter_text(chunks: Iterable[bytes]) -> Iterator[str]:
+    """The text of a byte stream in pieces as they are decoded: UTF-8, a leading BOM dropped."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="strict")
+    for chunk in chunks:
+        text = decoder.decode(chunk)
+        if text:
+            yield text
+    text = decoder.decode(b"", final=True)
+    if text:
+        yield text
 
 
 class S3ObjectStore:
@@ -102,6 +124,15 @@ class S3ObjectStore:
         try:
             with provider_errors("Connect file read"):
                 yield from split_lines(body.iter_chunks(_READ_CHUNK))
+        finally:
+            body.close()
+
+    def iter_text(self, key: str, version_id: str | None = None) -> Iterator[str]:
+        """The object's text in pieces of at most ``_READ_CHUNK`` characters, line ends as they are."""
+        body = self._get(key, version_id)["Body"]
+        try:
+            with provider_errors("Connect file read"):
+                yield from iter_text(body.iter_chunks(_READ_CHUNK))
         finally:
             body.close()
 

@@ -1,12 +1,24 @@
 """Connect's CSV records: reading an input file, the authorization and row checks, and writing the
-output, error and rejected files. Pure: lines in, lines out; the service streams them from and to S3.
+output, error and rejected files. Pure: text in, lines out; the service streams them from and to S3.
 
-Reading. The stdlib ``csv`` module reads the text a line at a time (UTF-8 with or without a BOM,
-CRLF or LF line ends, quoted fields; a quoted field may span lines). Surrounding whitespace of every
-field is dropped and the record type is read case-insensitively. Blank records (an empty line, or
-only commas) are skipped. Fields past the last column of a record are ignored; missing trailing
-fields are empty. Line numbers are the physical lines of the input, 1-based (the header is line 1),
-counting where a record starts.
+Reading. ``read_records`` reads the text as the stdlib ``csv`` module does with ``strict=True`` (UTF-8
+with or without a BOM, CRLF, LF or CR line ends, quoted fields; a quoted field may span lines),
+from pieces of any size, in time linear in the text's length and with bounded memory: a line is
+never held whole. Lines without a quote are split as they are, lines with quotes are read by the
+``csv`` module, and what neither can do alone (a record going on past its line or its piece) by a
+small state machine whose searches run in C. Surrounding whitespace of every field is dropped and
+the record type is read case-insensitively. Only the first eight cells (``KEPT_CELLS``: the record
+type and the seven detail columns) are kept; fields past them are ignored, and missing trailing
+fields are empty. A record whose eight cells are blank is skipped (an empty line, only commas).
+Line numbers are the physical lines of the input, 1-based (the header is line 1), counting where a
+record starts.
+
+Limits. A cell of the eight columns over ``MAX_CELL_CHARS`` (131,072 characters, the csv module's
+own limit, so every file read before reads the same) is kept cut to that length, and a record over
+``MAX_RECORD_CHARS`` (1,048,576 characters, line ends in quoted cells included; a valid row has
+about 900) is read to its end without keeping more: the record is ``too_long``. A detail row that is
+too long is that row's ``ERR_FIELD_TOO_LONG`` and the file goes on; a header or trailer that is too
+long rejects the file as ``NOT_CSV``. What one record can hold in memory is eight cut cells.
 
 Authorization checks (``Rejection``). Any failure rejects the whole file; each has a stable code and
 a message (never a field's value: the Enroll Key and the rows' data stay out of it):
@@ -17,14 +29,17 @@ a message (never a field's value: the Enroll Key and the rows' data stay out of 
 - then ``D`` records, then one ``T, Number of Records`` as the last record, its count an integer
   equal to the number of ``D`` records, which must be one or more (a header alone, with or without
   a trailer, is ``NO_DETAIL_ROWS``);
-- text that is not UTF-8, or holds NUL characters, is ``CONTENT_UNREADABLE``; text the csv module
-  cannot read (a quote left open, a field over the csv module's limit of 128 KiB) or whose first
-  record is not a Connect record at all is ``NOT_CSV``.
+- text that is not UTF-8, or holds NUL characters, is ``CONTENT_UNREADABLE``; text that is not
+  CSV (a quote left open at the end, a character other than a comma or a line end after a closing
+  quote), whose first record is not a Connect record at all, or whose header or trailer is too
+  long is ``NOT_CSV``.
 
-Row checks (``RowError``), in this order, a row getting the first code that applies: the
-maker's ``ERR_MISSING_FNAME``, ``ERR_MISSING_LNAME``, ``ERR_MISSING_PHONE``; ours ``ERR_FIELD_TOO_LONG`` (a
-name, Client Customer ID or Issuer ID over 128 characters, Attribute Type over 64, Attribute Value
-over 256: the limits of ``/v3/verify``); the maker's ``ERR_FORMAT_PHONE`` (not ``+`` and country code, over
+Row checks (``RowError``), in this order, a row getting the first code that applies: ours
+``ERR_FIELD_TOO_LONG`` for a row over the reader's limits (its cells are cut: nothing else could be
+told); the maker's ``ERR_MISSING_FNAME``, ``ERR_MISSING_LNAME``, ``ERR_MISSING_PHONE``; ours
+``ERR_FIELD_TOO_LONG`` (a name, Client Customer ID or Issuer ID over 128 characters, Attribute
+Type over 64, Attribute Value over 256: the limits of ``/v3/verify``); the maker's
+``ERR_FORMAT_PHONE`` (not ``+`` and country code, over
 32 characters, or not a valid number of its country) and ``ERR_PHONE_COUNTRY_NOTSUPPORTED`` (in a
 ``US`` file a number without country code 1, i.e. outside the North American Numbering Plan — the
 US, Canada and the NANP countries and territories, all served by the US region; in an ``INTL`` file
@@ -65,11 +80,11 @@ import csv
 import io
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from hashlib import blake2b
-from typing import Any
+from typing import Any, NamedTuple
 
 from phoneid.domain.connect import BatchFileName, FileRegion
 from phoneid.domain.credentials import verify_secret
@@ -102,6 +117,7 @@ class Rejection(StrEnum):
     TRAILER_MISSING = "TRAILER_MISSING"
     TRAILER_COUNT_MISMATCH = "TRAILER_COUNT_MISMATCH"
     NO_DETAIL_ROWS = "NO_DETAIL_ROWS"
+    PROCESSING_FAILED = "PROCESSING_FAILED"  # a workflow step failed: the batch ended failed
 
     @property
     def message(self) -> str:
@@ -131,6 +147,10 @@ _REJECTION_MESSAGES: Mapping[Rejection, str] = {
     Rejection.TRAILER_MISSING: "The last record must be the trailer: T, Number of Records.",
     Rejection.TRAILER_COUNT_MISMATCH: "The trailer's Number of Records differs from the detail records.",
     Rejection.NO_DETAIL_ROWS: "The file has no detail (D) records.",
+    Rejection.PROCESSING_FAILED: (
+        "The file could not be processed to its end and no results were delivered for it; "
+        "the operator has been told. Upload it again."
+    ),
 }
 
 
@@ -187,12 +207,13 @@ class DetailRow:
     attribute_type: str = ""
     issuer_id: str = ""
     attribute_value: str = ""
+    too_long: bool = field(default=False, kw_only=True)  # over the reader's limits: cells cut short
 
     @classmethod
-    def of(cls, line: int, fields: Sequence[str]) -> DetailRow:
+    def of(cls, line: int, fields: Sequence[str], *, too_long: bool = False) -> DetailRow:
         values = [field.strip() for field in fields[1 : 1 + len(DETAIL_FIELDS)]]
         values += [""] * (len(DETAIL_FIELDS) - len(values))
-        return cls(line, *values)
+        return cls(line, *values, too_long=too_long)
 
     @property
     def partner(self) -> bool:
@@ -212,30 +233,288 @@ class DetailRow:
         return cls(int(data["line"]), *(str(data.get(_JSON_NAMES[name], "")) for name in DETAIL_FIELDS))
 
 
-def _text_lines(lines: Iterable[str]) -> Iterator[str]:
-    """Each line ending in exactly one LF (so quoted fields can span lines), the BOM dropped."""
-    first = True
-    for raw in lines:
-        line = raw.rstrip("\r\n")
-        if first:
-            line = line.removeprefix("\ufeff")
-            first = False
-        if "\x00" in line:
-            raise FileRejected(Rejection.CONTENT_UNREADABLE)
-        yield line + "\n"
+MAX_CELL_CHARS = 131_072  # a cell of the eight columns longer than this: its row is ERR_FIELD_TOO_LONG
+MAX_RECORD_CHARS = 1_048_576  # a record longer than this (line ends in quoted cells included): the same
+KEPT_CELLS = 1 + len(DETAIL_FIELDS)  # the record type and the detail columns: the cells Connect reads
 
 
-def read_records(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
-    """(line where the record starts, fields) of each record that is not blank, read as a stream."""
-    reader = csv.reader(_text_lines(lines), strict=True)
-    start = 1
+class Record(NamedTuple):
+    """A record that is not blank: the line it starts on, its first ``KEPT_CELLS`` cells (a longer
+    cell cut to ``MAX_CELL_CHARS``), and whether a cell or the record was over its limit."""
+
+    line: int
+    fields: list[str]
+    too_long: bool = False
+
+
+_FIELD_START, _UNQUOTED, _QUOTED, _QUOTE_IN_QUOTED = range(4)
+_UNQUOTED_END = re.compile("[,\r\n\x00]")
+_QUOTED_END = re.compile('["\x00]')  # line ends inside quotes are part of the cell
+_LINE_END = re.compile("\r\n|\r|\n")
+_NOT_SPACE = re.compile(r"\S")  # what str.strip() keeps (the same Unicode whitespace)
+# Whole fields past the kept cells, each with its comma, skipped in one go: unquoted, or quoted
+# without a line end inside (possessive: no backtracking, whatever the line's length).
+_SKIPPED_FIELDS = re.compile('(?:(?:"(?:[^"\r\n\x00]|"")*+"|[^,"\r\n\x00][^,\r\n\x00]*+)?+,)*+')
+
+
+class _OneLine:
+    """The csv reader's input: one line at a time (it asks for no second one: a record that would
+    go on to the next line is an error, and the scanner reads that record instead)."""
+
+    line: str | None = None
+
+    def __iter__(self) -> _OneLine:
+        return self
+
+    def __next__(self) -> str:
+        line, self.line = self.line, None
+        if line is None:
+            raise StopIteration
+        return line
+
+
+def _start_of_line(text: str, pos: int, index: int) -> int:
+    """Where line ``index`` (0-based) of the text from ``pos`` begins."""
+    for number, found in enumerate(_LINE_END.finditer(text, pos), start=1):
+        if number == index:
+            return found.end()
+    return pos
+
+
+class _RecordScanner:
+    """The records of a text, fed in pieces of any size: a state machine that reads each character
+    once (str and re methods in C doing the reading) and keeps no more than the cells it returns.
+
+    It reads as the stdlib ``csv`` reader does with ``strict=True`` (a ``"`` opens a quoted field only
+    at a field's start, ``""`` inside one is a quote, a line end inside one is ``\n``, anything but
+    ``,`` or a line end after its closing quote is an error), without its limit of one cell."""
+
+    def __init__(self) -> None:
+        self.line = 1  # the physical line at the reading position
+        self._pending_cr = False  # the last piece ended with CR: an LF starting the next is its pair
+        self._first = True
+        self._in_record = False
+        self._state = _FIELD_START
+        self._start = 1
+        self._fields: list[str] = []
+        self._field_no = 0
+        self._cell: list[str] = []
+        self._cell_len = 0
+        self._record_len = 0
+        self._too_long = False
+        self._content = False  # a cell read holds more than whitespace
+        self._one_line = _OneLine()
+        self._csv = csv.reader(self._one_line, strict=True)
+
+    def feed(self, text: str) -> Iterator[Record]:
+        pos = 0
+        if self._first and text:
+            self._first = False
+            pos = 1 if text.startswith("\ufeff") else 0
+        if self._pending_cr and text:
+            self._pending_cr = False
+            if text.startswith("\n"):
+                pos += 1
+        end = len(text)
+        while pos < end:
+            if not self._in_record:
+                pos = yield from self._whole_lines(text, pos)
+                if pos >= end:
+                    break
+            pos, record = self._scan(text, pos)
+            if record is not None:
+                yield record
+
+    def finish(self) -> Iterator[Record]:
+        """The last record, when the text does not end with a line end."""
+        if not self._in_record:
+            return
+        if self._state == _QUOTED:
+            raise FileRejected(Rejection.NOT_CSV, line=self._start)
+        record = self._end_record()
+        if record is not None:
+            yield record
+
+    # --- lines without quotes: split whole ------------------------------------------------------
+
+    def _whole_lines(self, text: str, pos: int) -> Generator[Record, None, int]:
+        """The complete lines from ``pos`` that hold a record each (no quoted cell going on to the next
+        line), up to the first that does not or holds a NUL; returns where the scanner takes over.
+        A line without a quote is split as it is; one with quotes is read by the ``csv`` module."""
+        stop = max(text.rfind("\n", pos), text.rfind("\r", pos)) + 1  # past the last line end
+        nul = text.find("\x00", pos, stop)
+        if nul >= 0:  # back to the start of its line
+            stop = max(text.rfind("\n", pos, nul), text.rfind("\r", pos, nul)) + 1
+        if stop <= pos:
+            return pos
+        lines = _LINE_END.split(text[pos:stop])
+        lines.pop()  # the block ends with a line end
+        first_line = self.line
+        for index, each in enumerate(lines):
+            if '"' in each:
+                self._one_line.line = each
+                try:
+                    cells = next(self._csv)[:KEPT_CELLS]
+                except (csv.Error, StopIteration):  # a quoted cell goes on, a quote error, a long cell
+                    self.line = first_line + index
+                    return _start_of_line(text, pos, index)
+            else:
+                cells = each.split(",", KEPT_CELLS)[:KEPT_CELLS]
+            if not any(cell.strip() for cell in cells):
+                continue
+            too_long = len(each) > MAX_CELL_CHARS and (
+                len(each) > MAX_RECORD_CHARS or any(len(cell) > MAX_CELL_CHARS for cell in cells)
+            )
+            if too_long:
+                cells = [cell[:MAX_CELL_CHARS] for cell in cells]
+            yield Record(first_line + index, cells, too_long)
+        self.line = first_line + len(lines)
+        if stop == len(text) and text[stop - 1] == "\r":
+            self._pending_cr = True
+        return stop
+
+    # --- everything else: one field (or one run of skipped fields) at a time -----------------------
+
+    def _scan(self, text: str, pos: int) -> tuple[int, Record | None]:
+        """Read from ``pos`` until the record ends (its end, the record) or the text does."""
+        if not self._in_record:
+            self._in_record = True
+            self._start = self.line
+            self._state = _FIELD_START
+        began, end = pos, len(text)
+        while pos < end:
+            state = self._state
+            if state == _FIELD_START:
+                if self._field_no >= KEPT_CELLS:
+                    pos = _SKIPPED_FIELDS.match(text, pos).end()  # type: ignore[union-attr]
+                    if pos >= end:
+                        break
+                if text[pos] == '"':
+                    self._state = _QUOTED
+                    pos += 1
+                    continue
+                self._state = state = _UNQUOTED
+            if state == _UNQUOTED:
+                found = _UNQUOTED_END.search(text, pos)
+                stop = found.start() if found else end
+                self._take(text, pos, stop)
+                if found is None:
+                    pos = end
+                    break
+                char = text[stop]
+                if char == ",":
+                    self._end_field()
+                    self._state = _FIELD_START
+                    pos = stop + 1
+                    continue
+                if char == "\x00":
+                    raise FileRejected(Rejection.CONTENT_UNREADABLE)
+                pos = self._line_end(text, stop)
+                return pos, self._record_ends(pos - began)
+            if state == _QUOTED:
+                found = _QUOTED_END.search(text, pos)
+                stop = found.start() if found else end
+                self._take_quoted(text, pos, stop)
+                if found is None:
+                    pos = end
+                    break
+                if text[stop] == "\x00":
+                    raise FileRejected(Rejection.CONTENT_UNREADABLE)
+                self._state = _QUOTE_IN_QUOTED
+                pos = stop + 1
+                continue
+            char = text[pos]  # _QUOTE_IN_QUOTED: the quote was a closing one, or half of ""
+            if char == '"':
+                self._take(text, pos, pos + 1)
+                self._state = _QUOTED
+                pos += 1
+            elif char == ",":
+                self._end_field()
+                self._state = _FIELD_START
+                pos += 1
+            elif char in "\r\n":
+                pos = self._line_end(text, pos)
+                return pos, self._record_ends(pos - began)
+            elif char == "\x00":
+                raise FileRejected(Rejection.CONTENT_UNREADABLE)
+            else:
+                raise FileRejected(Rejection.NOT_CSV, line=self._start)
+        self._grow(pos - began)
+        return pos, None
+
+    def _line_end(self, text: str, pos: int) -> int:
+        """Past the line end at ``pos`` (CRLF is one), counting the line."""
+        self.line += 1
+        if text[pos] == "\r":
+            if pos + 1 == len(text):
+                self._pending_cr = True
+            elif text[pos + 1] == "\n":
+                return pos + 2
+        return pos + 1
+
+    def _take(self, text: str, start: int, stop: int) -> None:
+        """Characters of the current cell; kept while the cell is one Connect reads and within its limit."""
+        if stop <= start or self._field_no >= KEPT_CELLS:
+            return
+        if not self._content and _NOT_SPACE.search(text, start, stop):
+            self._content = True
+        room = MAX_CELL_CHARS - self._cell_len
+        if room > 0:
+            self._cell.append(text[start : min(stop, start + room)])
+        self._cell_len += stop - start
+
+    def _take_quoted(self, text: str, start: int, stop: int) -> None:
+        """Characters inside quotes: line ends are counted and read as LF."""
+        if stop <= start:
+            return
+        ends = text.count("\n", start, stop) + text.count("\r", start, stop) - text.count("\r\n", start, stop)
+        if not ends:
+            self._take(text, start, stop)
+            return
+        self.line += ends
+        if text[stop - 1] == "\r" and stop == len(text):
+            self._pending_cr = True
+        if self._field_no < KEPT_CELLS:
+            normal = _LINE_END.sub("\n", text[start:stop])
+            self._take(normal, 0, len(normal))
+
+    def _end_field(self) -> None:
+        if self._field_no < KEPT_CELLS:
+            self._fields.append("".join(self._cell))
+            if self._cell_len > MAX_CELL_CHARS:
+                self._too_long = True
+            self._cell = []
+            self._cell_len = 0
+        self._field_no += 1
+
+    def _grow(self, chars: int) -> None:
+        self._record_len += chars
+        if self._record_len > MAX_RECORD_CHARS:
+            self._too_long = True
+
+    def _record_ends(self, chars: int) -> Record | None:
+        self._grow(chars)
+        return self._end_record()
+
+    def _end_record(self) -> Record | None:
+        self._end_field()
+        fields, too_long, start = self._fields, self._too_long, self._start
+        self._in_record = False
+        content, self._content = self._content, False
+        self._fields, self._field_no, self._record_len, self._too_long = [], 0, 0, False
+        if not content:  # blank
+            return None
+        return Record(start, fields, too_long)
+
+
+def read_records(text: Iterable[str]) -> Iterator[Record]:
+    """Each record that is not blank (none of its first ``KEPT_CELLS`` cells holds more than
+    whitespace), read as a stream from pieces of text of any size (lines, or blocks of a file)."""
+    scanner = _RecordScanner()
     try:
-        for fields in reader:
-            line, start = start, reader.line_num + 1
-            if any(field.strip() for field in fields):
-                yield line, fields
-    except csv.Error:
-        raise FileRejected(Rejection.NOT_CSV, line=start) from None
+        for piece in text:
+            yield from scanner.feed(piece)
+        yield from scanner.finish()
     except UnicodeDecodeError:
         raise FileRejected(Rejection.CONTENT_UNREADABLE) from None
 
@@ -247,26 +526,28 @@ class BatchFileReader:
     trailer's, at the end). ``detail_rows`` counts the ``D`` records read so far.
     """
 
-    def __init__(self, lines: Iterable[str], *, file: BatchFileName, enroll_key_hash: str) -> None:
-        self._lines = lines
+    def __init__(self, text: Iterable[str], *, file: BatchFileName, enroll_key_hash: str) -> None:
+        self._text = text
         self._file = file
         self._enroll_key_hash = enroll_key_hash
         self.detail_rows = 0
 
     def rows(self) -> Iterator[DetailRow]:
-        records = read_records(self._lines)
+        records = read_records(self._text)
         first = next(records, None)
         if first is None:
             raise FileRejected(Rejection.FILE_EMPTY)
-        self._check_header(*first)
+        self._check_header(first)
         trailer: tuple[int, int] | None = None
-        for line, fields in records:
+        for line, fields, too_long in records:
             kind = fields[0].strip().upper()
             if trailer is not None:
                 raise FileRejected(Rejection.TRAILER_NOT_LAST, line=line)
             if kind == "D":
                 self.detail_rows += 1
-                yield DetailRow.of(line, fields)
+                yield DetailRow.of(line, fields, too_long=too_long)
+            elif too_long and kind in ("H", "T"):  # a cell cut short: nothing in it can be trusted
+                raise FileRejected(Rejection.NOT_CSV, line=line)
             elif kind == "T":
                 trailer = (line, _trailer_count(line, fields))
             elif kind == "H":
@@ -285,11 +566,12 @@ class BatchFileReader:
                 line=line,
             )
 
-    def _check_header(self, line: int, fields: list[str]) -> None:
+    def _check_header(self, record: Record) -> None:
+        line, fields = record.line, record.fields
         kind = fields[0].strip().upper()
         if kind in ("D", "T"):
             raise FileRejected(Rejection.HEADER_MISSING, line=line)
-        if kind != "H":
+        if kind != "H" or record.too_long:
             raise FileRejected(Rejection.NOT_CSV, line=line)
         key = fields[1].strip() if len(fields) > 1 else ""
         if not _enroll_key_matches(key, self._enroll_key_hash):
@@ -429,6 +711,8 @@ class RowChecks:
         return None
 
     def _fields(self, row: DetailRow) -> RowError | PhoneNumber:
+        if row.too_long:  # its cells were cut short: no other check could be trusted
+            return RowError.ERR_FIELD_TOO_LONG
         if not row.first_name:
             return RowError.ERR_MISSING_FNAME
         if not row.last_name:

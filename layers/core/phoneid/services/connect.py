@@ -228,7 +228,7 @@ class ConnectBatches:
         """One pass over the file (the version the event named): valid rows into chunk objects,
         invalid ones into errors.jsonl."""
         reader = BatchFileReader(
-            self._objects.iter_lines(batch.key, version_id),
+            self._objects.iter_text(batch.key, version_id),
             file=name,
             enroll_key_hash=profile.enroll_key_hash,
         )
@@ -290,10 +290,76 @@ class ConnectBatches:
         return {"batchId": batch.batch_id, "outcome": "rejected", "reason": rejected.reason.value}
 
     def _abandon(self, batch: Batch, reason: str) -> None:
-        """Validation broke off: the batch is ``failed`` (a retry finds it claimed); the operator is told."""
+        """Validation broke off: the batch ends failed as any failed step ends it (``fail``)."""
+        self._end_failed(batch, reason)
+
+    # --- the catch-all: a step failed ------------------------------------------------------------
+
+    def fail(
+        self,
+        key: str,
+        version_id: str | None = None,
+        etag: str | None = None,
+        error: str = "States.TaskFailed",
+    ) -> dict[str, Any]:
+        """End the batch of the upload ``key`` as ``failed`` after a step failed in any way (its
+        error name, as Step Functions reports it: ``Sandbox.Timedout``, ``Runtime.ExitError``,
+        ``States.Timeout``...), or its execution timed out or was stopped.
+
+        Idempotent: a batch already in a final state is left as it is and nothing is sent, so the
+        state machine may retry this step and the execution-status rule may run it again.
+        ``{"batchId", "state", "changed"}``.
+        """
+        batch_id = batch_id_of(key, version_id or etag)
+        batch = self._states.get(batch_id)
+        if batch is None:  # the step failed before it could claim the batch: claim it now
+            place = parse_upload_key(key)
+            client_name, file_name = place or ("", key.rsplit("/", 1)[-1])
+            now = self._clock.now()
+            claimed = Batch(
+                batch_id=batch_id,
+                key=key,
+                file_name=file_name,
+                client_name=client_name,
+                state=BatchState.VALIDATING,
+                created_at=now,
+                updated_at=now,
+            )
+            batch = claimed if self._states.claim(claimed) else self._states.get(batch_id)
+            if batch is None:
+                raise BatchNotFound(f"batch {batch_id} could not be claimed nor read")
+        if batch.state.final:
+            return {"batchId": batch_id, "state": batch.state.value, "changed": False}
+        reason = f"the workflow failed while the batch was {batch.state.value}: {_shown(error, 100)}"
+        changed = self._end_failed(batch, reason)
+        current = self._states.get(batch_id) if not changed else None
+        state = BatchState.FAILED if changed else (current.state if current else batch.state)
+        return {"batchId": batch_id, "state": state.value, "changed": changed}
+
+    def _end_failed(self, batch: Batch, reason: str) -> bool:
+        """The client's ``…_rejected.csv`` (``PROCESSING_FAILED``), then the batch ``failed`` (a
+        conditional write from the state it was read in), then — only when this call made it so, so
+        at most once — the client's "rejected" email and the operator's alert; the work objects go.
+        Each part can be done again: a retry after a failure anywhere finishes the job."""
+        profile = self._profiles.get_by_name(batch.client_name) if batch.client_name else None
+        rejected = FileRejected(Rejection.PROCESSING_FAILED)
+        if profile is not None:
+            self._objects.put_text(
+                download_key(profile.client_name, rejected_file_name(batch.file_name)),
+                rejected_file(batch.file_name, rejected),
+            )
         failed = replace(batch, state=BatchState.FAILED, reason=reason, updated_at=self._clock.now())
-        if self._states.update(failed, BatchState.VALIDATING):
+        changed = self._states.update(failed, batch.state)
+        if changed:
             self._tell_operator(failed, reason)
+            if profile is not None and profile.emails:
+                self._mailer.send(
+                    list(profile.emails),
+                    f"PhoneID Connect: {_shown(batch.file_name)} rejected ({rejected.reason.value})",
+                    _rejected_text(batch, profile, rejected),
+                )
+        self._objects.delete_prefix(work_prefix(batch.batch_id))
+        return changed
 
     # --- step 2: verify one chunk ----------------------------------------------------------------
 
@@ -547,8 +613,12 @@ def _shown(text: str, limit: int = _SUBJECT_NAME_LIMIT) -> str:
 
 
 def _rejected_text(batch: Batch, profile: ConnectProfile | None, rejected: FileRejected) -> str:
+    shown = _shown(batch.file_name, 300)
+    first = f"The Connect file {shown} was rejected; none of its rows were processed."
+    if rejected.reason == Rejection.PROCESSING_FAILED:
+        first = f"The Connect file {shown} could not be processed; no results were delivered."
     lines = [
-        f"The Connect file {_shown(batch.file_name, 300)} was rejected; none of its rows were processed.",
+        first,
         "",
         f"Reason code: {rejected.reason.value}",
         f"Reason: {rejected.message}",
