@@ -413,7 +413,21 @@ class Container:
     def identity_manager(self) -> IdentityManager:
         from phoneid.services.identity_manager import IdentityManager
 
-        return IdentityManager(store=self.enrollment_store, clock=self.clock, region=self.settings.region)
+        return IdentityManager(
+            store=self.enrollment_store,
+            clock=self.clock,
+            region=self.settings.region,
+            page_mac=self.page_key_mac,
+        )
+
+    @cached_property
+    def page_key_mac(self) -> KeyedDigest:
+        """List page keys are MACed locally under a key derived once, on the first page that needs
+        one (a listing that fits one page calls no KMS)."""
+        from phoneid.adapters.kms import DerivedKeyMac
+        from phoneid.services.page_keys import PURPOSE
+
+        return DerivedKeyMac(self.kms, self.settings.otp_mac_key_id, purpose=PURPOSE)
 
     @cached_property
     def steps(self) -> SessionSteps:

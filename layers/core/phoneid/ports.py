@@ -306,11 +306,12 @@ class EnrollmentStore(NumberHistorySource, Protocol):
         ...
 
     def page(
-        self, client_id: str, *, limit: int, start_key: str | None, include_inactive: bool
+        self, client_id: str, *, limit: int, after: str | None, include_inactive: bool
     ) -> EnrollmentPage:
-        """One page of the client's identities, oldest first; ``start_key`` is a previous ``last_key``.
+        """One page of the client's identities, oldest first, after ``after`` (a previous page's
+        ``last_position``, authenticated by the caller).
 
-        A ``start_key`` that is malformed or another client's raises ``MalformedRequest`` (startKey).
+        An ``after`` that is no position of this store's form raises ``MalformedRequest`` (startKey).
         """
         ...
 
