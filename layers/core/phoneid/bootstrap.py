@@ -400,7 +400,12 @@ class Container:
         from phoneid.services.clients import ClientAdmin
 
         return ClientAdmin(
-            self.clients, self.clock, self.settings.tier, self.settings.region, cipher=self.cipher
+            self.clients,
+            self.clock,
+            self.settings.tier,
+            self.settings.region,
+            cipher=self.cipher,
+            loopback_webhooks=self.settings.local_stack,
         )
 
     @cached_property
@@ -557,9 +562,11 @@ class Container:
 
     @cached_property
     def webhook_sender(self) -> WebhookSender:
-        from phoneid.adapters.webhook_http import UrllibWebhookSender
+        """Loopback receivers only on the local stack (its setting); every other stack delivers to
+        public addresses only."""
+        from phoneid.adapters.webhook_http import HttpWebhookSender, SystemResolver
 
-        return UrllibWebhookSender()
+        return HttpWebhookSender(resolver=SystemResolver(), allow_loopback=self.settings.local_stack)
 
     @cached_property
     def monitor_states(self) -> MonitorStateStore:

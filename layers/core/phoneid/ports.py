@@ -347,7 +347,18 @@ class WebhookSender(Protocol):
     """POSTs one delivery to a receiver."""
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> int:
-        """The receiver's HTTP status; ``WebhookUnreachable`` when there is none (network, timeout)."""
+        """The receiver's HTTP status; ``WebhookUnreachable`` when there is none (network, timeout),
+        ``WebhookRefused`` when PhoneID would not connect (the URL or an address of its host is one
+        PhoneID does not deliver to)."""
+        ...
+
+
+class HostResolver(Protocol):
+    """Names to addresses (DNS), for the webhook sender to check before it connects."""
+
+    def addresses(self, host: str, port: int) -> list[str]:
+        """Every IP address ``host`` resolves to for a TCP connection, as text; ``OSError`` when
+        it resolves to none."""
         ...
 
 
