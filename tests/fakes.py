@@ -350,19 +350,19 @@ class InMemoryEnrollmentStore:
         )
 
     def page(
-        self, client_id: str, *, limit: int, start_key: str | None, include_inactive: bool
+        self, client_id: str, *, limit: int, after: str | None, include_inactive: bool
     ) -> EnrollmentPage:
+        """Positions are serviceIds."""
         listed = [replace(e, pii=None) for e in self._held(client_id) if include_inactive or e.active]
         start = 0
-        if start_key is not None:
-            owner, _, after = start_key.partition("|")
+        if after is not None:
             ids = [e.service_id for e in listed]
-            if owner != client_id or after not in ids:
+            if after not in ids:
                 raise MalformedRequest(problems={"startKey": "is not a lastKey of these credentials"})
             start = ids.index(after) + 1
         items = listed[start : start + limit]
         more = len(listed) > start + limit
-        return EnrollmentPage(items=items, last_key=f"{client_id}|{items[-1].service_id}" if more else None)
+        return EnrollmentPage(items=items, last_position=items[-1].service_id if more else None)
 
     def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
         active = [replace(e, pii=None) for e in self.items.values() if e.active]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from phoneid.config import Settings
+from phoneid.config import LOCAL_STACK_VARIABLE, Settings
 from phoneid.dev.template import ROOT, template
 
 # Variables read by Powertools itself rather than by Settings.
@@ -57,6 +57,16 @@ def test_environment_variables_match_settings() -> None:
 
     # Then it is exactly what Settings reads plus what Powertools reads
     assert declared == Settings.variable_names() | POWERTOOLS_VARIABLES
+
+
+def test_no_function_of_the_template_is_told_it_runs_on_the_local_stack() -> None:
+    # Given every variable the template gives any function, with placeholder values
+    declared = {name: "1" for f in template().functions.values() for name in f.environment}
+    environment = declared | {"PHONEID_TIER": "production", "PHONEID_REGION": "US"}
+
+    # Then none says "local stack" (only phoneid dev sets it), so webhooks never reach loopback on AWS
+    assert LOCAL_STACK_VARIABLE not in declared
+    assert Settings.from_env(environment).local_stack is False
 
 
 def test_every_table_is_configured_and_every_table_setting_names_a_table() -> None:

@@ -165,7 +165,9 @@ def test_a_place_taken_meanwhile_is_looked_at_again_and_the_rest_of_its_group_re
     container = api.container
     race_phone = new_number()
     rival = DynamoEnrollmentStore(container.dynamodb, container.settings.enrollments_table, container.cipher)
-    rival_manager = IdentityManager(store=rival, clock=container.clock, region="US")
+    rival_manager = IdentityManager(
+        store=rival, clock=container.clock, region="US", page_mac=container.page_key_mac
+    )
     taken: list[Enrolled] = []
 
     def enroll_first() -> None:
@@ -173,7 +175,9 @@ def test_a_place_taken_meanwhile_is_looked_at_again_and_the_rest_of_its_group_re
 
     db = PlaceTakenMeanwhile(container.dynamodb, enroll_first)
     store = DynamoEnrollmentStore(db, container.settings.enrollments_table, container.cipher)
-    manager = IdentityManager(store=store, clock=container.clock, region="US")
+    manager = IdentityManager(
+        store=store, clock=container.clock, region="US", page_mac=container.page_key_mac
+    )
 
     # When a chunk enrolls c-race among others
     people = [Enrollee(new_number(), f"c-{n}", person(n)) for n in range(3)]

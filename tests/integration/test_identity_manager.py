@@ -500,6 +500,93 @@ def test_another_clients_start_key_is_8001_and_reveals_nothing(alice: Identities
     assert "startKey" in answer.json()["message"]
 
 
+def decoded(key: str) -> dict[str, Any]:
+    fields: dict[str, Any] = json.loads(base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)))
+    return fields
+
+
+def encoded(fields: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(fields, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def positions(api: Api) -> dict[str, str]:
+    """Each identity's place in its client's list (the index's sort key), by serviceId."""
+    return {item["serviceId"]["S"]: item["createdSk"]["S"] for item in identity_items(api)}
+
+
+def test_a_made_up_start_key_for_ones_own_client_is_8001(alice: Identities) -> None:
+    # Given three identities of Alice, enrolled a second apart
+    enrolled = []
+    for _ in range(3):
+        enrolled.append(alice.enrolled(phoneNumber=new_number()))
+        alice.api.clock.advance(seconds=1)
+    first = positions(alice.api)[enrolled[0]]
+    real = decoded(alice.list(limit="1").json()["lastKey"])
+
+    # When she sends keys she was never given, written as a real one is: her client id, a position
+    # of hers, and no MAC or one made up
+    answers = [
+        alice.list(limit="1", startKey=encoded({"c": alice.integrator.client_id, "k": first})),
+        alice.list(limit="1", startKey=encoded({**real, "m": base64.b64encode(bytes(32)).decode()})),
+    ]
+
+    # Then each is refused as malformed, naming startKey
+    for answer in answers:
+        assert code(answer) == (400, 8001), answer.body
+        assert "startKey" in answer.json()["message"]
+
+
+def one_character_changed(key: str) -> str:
+    middle = len(key) // 2
+    return key[:middle] + ("A" if key[middle] != "A" else "B") + key[middle + 1 :]
+
+
+@pytest.mark.parametrize(
+    "alter",
+    [
+        pytest.param(lambda key, _: one_character_changed(key), id="one-character-changed"),
+        pytest.param(
+            lambda key, first: encoded({**decoded(key), "k": first}), id="another-position-same-mac"
+        ),
+        pytest.param(
+            lambda key, _: encoded({**decoded(key), "m": one_character_changed(decoded(key)["m"])}),
+            id="same-content-another-mac",
+        ),
+    ],
+)
+def test_an_altered_start_key_is_8001(alice: Identities, alter: Callable[[str, str], str]) -> None:
+    # Given three identities of Alice and the lastKey of her second page
+    enrolled = []
+    for _ in range(3):
+        enrolled.append(alice.enrolled(phoneNumber=new_number()))
+        alice.api.clock.advance(seconds=1)
+    first_page = alice.list(limit="1").json()
+    key = alice.list(limit="1", startKey=first_page["lastKey"]).json()["lastKey"]
+
+    # When she sends it altered
+    answer = alice.list(limit="1", startKey=alter(key, positions(alice.api)[enrolled[0]]))
+
+    # Then it is refused as malformed, naming startKey
+    assert code(answer) == (400, 8001), answer.body
+    assert "startKey" in answer.json()["message"]
+
+
+def test_another_clients_key_rewritten_to_name_this_client_is_8001(
+    alice: Identities, bob: Identities
+) -> None:
+    # Given Alice's lastKey, and identities of Bob
+    for who in (alice, bob, alice, bob, bob):
+        who.enrolled(phoneNumber=new_number())
+    alices_key = decoded(alice.list(limit="1").json()["lastKey"])
+
+    # When Bob sends it with his own client id written in
+    answer = bob.list(limit="1", startKey=encoded({**alices_key, "c": bob.integrator.client_id}))
+
+    # Then it is refused as malformed
+    assert code(answer) == (400, 8001), answer.body
+    assert "startKey" in answer.json()["message"]
+
+
 # --- tenancy and ids -----------------------------------------------------------------------------
 
 

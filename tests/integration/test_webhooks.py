@@ -15,7 +15,7 @@ import itertools
 import json
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -34,6 +34,7 @@ from phoneid.dev.triggers import (
     sqs_event,
 )
 from phoneid.domain.signals import ChangeKind, ListEntry, ListKind
+from phoneid.domain.webhooks import Webhook, secret_context
 from tests.fakes import FakeClock
 from tests.harness import Api, Integrator, LogRecorder
 
@@ -451,3 +452,65 @@ def test_the_cli_registers_a_webhook_lists_its_url_and_the_failed_events(
     assert registered["webhook_secret"] not in clients
     assert main(["clients", "update", client_id, "--webhook", "http://hooks.example.com/in"]) == 2
     assert main(["clients", "update", client_id, "--no-webhook"]) == 0
+
+
+def test_a_deployed_stack_refuses_loopback_and_metadata_webhooks_at_registration_and_at_delivery(
+    make_api: Callable[..., Api],
+    operator: FakeOperator,
+    receiver: tuple[Receiver, str],
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    logged: LogRecorder,
+) -> None:
+    # Given a production stack that is not the local one (as on AWS: the template never says local)
+    api = make_api(tier="production", operator=operator)
+    assert api.container.settings.local_stack  # what the local stack (and these tests) run as
+    monkeypatch.delenv("PHONEID_LOCAL_STACK")
+    bootstrap.reset()
+    bootstrap.override(clock=clock)
+    integrator = api.integrator()
+    client_id = integrator.client_id
+    state, url = receiver
+
+    # When the operator registers a receiver on loopback, or the metadata address, from the command line
+    refused = {}
+    for hostile in (url, "https://169.254.169.254/latest/meta-data/", "https://metadata.google.internal/"):
+        refused[hostile] = (
+            main(["clients", "update", client_id, "--webhook", hostile]),
+            capsys.readouterr().err,
+        )
+
+    # Then each is refused with the reason, and nothing is registered
+    assert refused[url][0] == 2
+    assert "127.0.0.1 is a loopback address" in refused[url][1]
+    assert refused["https://169.254.169.254/latest/meta-data/"][0] == 2
+    assert "metadata address" in refused["https://169.254.169.254/latest/meta-data/"][1]
+    assert "(.internal)" in refused["https://metadata.google.internal/"][1]
+    bootstrap.override(clock=clock)  # the command started a container of its own
+    stored = api.container.clients.get(client_id)
+    assert stored is not None
+    assert stored.webhook is None
+
+    # Given the loopback receiver stored anyway, as a URL registered before these rules was
+    sealed = api.container.cipher.encrypt(b"whsec_" + b"a" * 43, secret_context(client_id))
+    api.container.clients.put(replace(stored, webhook=Webhook(url=url, secret_sealed=sealed)))
+    webhooks = Webhooks(api)
+    phone = new_number()
+    Setup(api, webhooks, integrator, state, url).enroll(phone)
+    webhooks.monitor_pass()
+    operator.script(phone, latestSimChange=clock.now())
+    clock.advance(hours=1)
+    webhooks.monitor_pass()
+
+    # When its change event is delivered
+    delivered = webhooks.deliver()
+
+    # Then the delivery failed without reaching the receiver, to be retried, and the log says why
+    assert delivered == (1, 1)
+    assert state.attempts == []
+    assert state.rejected == 0
+    assert webhooks.backoffs == [30]
+    written = "\n".join(logged.lines)
+    assert "refused: a webhook URL's host must be public: 127.0.0.1 is a loopback address" in written
+    assert "receiver-token" not in written

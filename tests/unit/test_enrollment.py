@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from datetime import timedelta
 
 import pytest
@@ -23,6 +25,7 @@ from phoneid.domain.enrollment import (
 from phoneid.domain.errors import IdentityNotFound, MalformedRequest, UnauthorizedForCountry
 from phoneid.services.identity_manager import IdentityManager
 from tests.fakes import START, FakeClock, InMemoryEnrollmentStore, enrolled_by_verify
+from tests.unit.helpers import LocalMac
 
 CALLER = Caller(client_id="client-a", solution=Solution.IDENTITY)
 OTHER = Caller(client_id="client-b", solution=Solution.IDENTITY)
@@ -43,7 +46,7 @@ def enrollment(**fields: object) -> Enrollment:
 
 def manager() -> tuple[IdentityManager, InMemoryEnrollmentStore, FakeClock]:
     store, clock = InMemoryEnrollmentStore(), FakeClock()
-    return IdentityManager(store=store, clock=clock, region="US"), store, clock
+    return IdentityManager(store=store, clock=clock, region="US", page_mac=LocalMac()), store, clock
 
 
 # --- states and transitions -------------------------------------------------------------------
@@ -216,3 +219,74 @@ def test_history_counts_active_identities_and_dates_every_one_still_held() -> No
     assert history.short_tenure_identities == 1
     assert history.first_associated == (START - timedelta(days=40)).date()
     assert history.last_associated == START - timedelta(days=2)
+
+
+# --- list page keys ------------------------------------------------------------------------------
+
+
+def test_pages_go_through_every_identity_with_the_keys_they_give() -> None:
+    # Given seven identities
+    service, _, clock = manager()
+    enrolled = []
+    for index in range(7):
+        enrolled.append(
+            service.enroll(CALLER, IdentityEnrollRequest(phoneNumber=f"+1202555{index:04d}")).serviceId
+        )
+        clock.advance(seconds=1)
+
+    # When the client pages three at a time, each time with the lastKey it was given
+    pages = [service.list_page(CALLER, limit=3)]
+    while pages[-1].lastKey is not None:
+        pages.append(service.list_page(CALLER, limit=3, start_key=pages[-1].lastKey))
+
+    # Then three pages hold every identity once, in order
+    assert [len(page.results or []) for page in pages] == [3, 3, 1]
+    assert [r.serviceId for page in pages for r in page.results or []] == enrolled
+
+
+def key_fields(key: str) -> dict[str, str]:
+    fields: dict[str, str] = json.loads(base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)))
+    return fields
+
+
+def spelled(fields: dict[str, str]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(fields, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize(
+    "alter",
+    [
+        pytest.param(lambda key: spelled({**key_fields(key), "k": "someone-else"}), id="position"),
+        pytest.param(lambda key: spelled({**key_fields(key), "m": "A" * 44}), id="mac"),
+        pytest.param(lambda key: spelled({"c": "client-a", "k": key_fields(key)["k"]}), id="no-mac"),
+        pytest.param(lambda key: key[:10] + "!" + key[10:], id="a-character-base64-ignores"),
+        pytest.param(lambda key: key + "==", id="padded"),
+        pytest.param(lambda key: json.dumps(key_fields(key)), id="json-itself"),
+        pytest.param(lambda key: spelled({**key_fields(key), "extra": "x"}), id="another-field"),
+    ],
+)
+def test_a_start_key_that_is_not_exactly_one_given_is_refused(alter: object) -> None:
+    # Given a lastKey of client-a
+    service, _, _ = manager()
+    for index in range(3):
+        service.enroll(CALLER, IdentityEnrollRequest(phoneNumber=f"+1202555{index:04d}"))
+    key = service.list_page(CALLER, limit=1).lastKey
+    assert key is not None
+
+    # When it comes back changed in any way, then it is 8001 naming startKey
+    with pytest.raises(MalformedRequest) as refused:
+        service.list_page(CALLER, limit=1, start_key=alter(key))  # type: ignore[operator]
+    assert refused.value.parameters == ["startKey"]
+
+
+def test_a_start_key_given_to_another_client_is_refused() -> None:
+    service, _, _ = manager()
+    for index, caller in enumerate((CALLER, CALLER, OTHER, OTHER)):
+        enrolled_by_verify(service, caller, f"+1202555{index:04d}", None)
+    others_key = service.list_page(OTHER, limit=1).lastKey
+    assert others_key is not None
+
+    with pytest.raises(MalformedRequest):
+        service.list_page(CALLER, limit=1, start_key=others_key)
+    with pytest.raises(MalformedRequest):
+        service.list_page(CALLER, limit=1, start_key=spelled({**key_fields(others_key), "c": "client-a"}))

@@ -9,13 +9,17 @@ import json
 import re
 from dataclasses import astuple
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
+from phoneid.adapters.webhook_http import HttpWebhookSender
 from phoneid.domain.signals import ChangeEvent, ChangeKind
 from phoneid.domain.webhooks import (
     InvalidWebhookUrl,
+    WebhookRefused,
     WebhookUnreachable,
+    address_refusal,
     check_url,
     delivery_body,
     loggable_url,
@@ -101,37 +105,147 @@ def test_the_backoff_doubles_from_30_seconds_and_stops_at_15_minutes(
 
 # --- URLs -----------------------------------------------------------------------------------------
 
+# Each would make PhoneID's network send a request where a client should not reach: instance
+# metadata, the VPC, the function's own Lambda Runtime API (localhost:9001), a header injection.
+HOSTILE_URLS = [
+    pytest.param("https://169.254.169.254/latest/meta-data/iam/", "metadata address", id="aws-metadata"),
+    pytest.param("https://[fd00:ec2::254]/latest/", "metadata address", id="aws-metadata-ipv6"),
+    pytest.param("https://10.0.0.5/hook", "private address", id="rfc1918-10"),
+    pytest.param("https://172.16.4.2/", "private address", id="rfc1918-172"),
+    pytest.param("https://192.168.1.1/", "private address", id="rfc1918-192"),
+    pytest.param("https://[fd12:3456::1]/", "unique local", id="ipv6-unique-local"),
+    pytest.param("https://metadata.google.internal/computeMetadata/v1/", ".internal", id="gcp-metadata"),
+    pytest.param("https://instance-data.ec2.internal/", ".internal", id="aws-metadata-name"),
+    pytest.param("https://metadata/", "not a public host name", id="single-label-metadata"),
+    pytest.param("https://instance-data/latest/", "not a public host name", id="single-label-instance-data"),
+    pytest.param("http://localhost:9001/2018-06-01/runtime/invocation/next", "loopback", id="lambda-runtime"),
+    pytest.param("https://localhost:9001/", "loopback", id="localhost-https"),
+    pytest.param("https://api.localhost/", "loopback", id="sub-localhost"),
+    pytest.param("https://127.0.0.1/", "loopback", id="loopback-v4"),
+    pytest.param("https://127.8.9.10/", "loopback", id="loopback-v4-range"),
+    pytest.param("https://[::1]/", "loopback", id="loopback-v6"),
+    pytest.param("https://169.254.10.1/", "link-local", id="link-local-v4"),
+    pytest.param("https://[fe80::1]/", "link-local", id="link-local-v6"),
+    pytest.param("https://100.64.0.1/", "carrier-grade NAT", id="cgnat"),
+    pytest.param("https://0.0.0.0/", "unspecified", id="unspecified-v4"),
+    pytest.param("https://[::]/", "unspecified", id="unspecified-v6"),
+    pytest.param("https://224.0.0.251/", "multicast", id="multicast-v4"),
+    pytest.param("https://[ff02::1]/", "multicast", id="multicast-v6"),
+    pytest.param("https://240.0.0.1/", "reserved", id="reserved-v4"),
+    pytest.param("https://255.255.255.255/", "reserved", id="broadcast"),
+    pytest.param("https://198.18.0.1/", "benchmarking", id="benchmarking"),
+    pytest.param("https://192.0.2.10/", "documentation", id="documentation"),
+    pytest.param("https://[::ffff:169.254.169.254]/", "metadata address, in an IPv6 form", id="ipv4-mapped"),
+    pytest.param(
+        "https://[::ffff:a00:5]/", "private address (RFC 1918), in an IPv6 form", id="ipv4-mapped-hex"
+    ),
+    pytest.param("https://[64:ff9b::a9fe:a9fe]/", "metadata address, in an IPv6 form", id="nat64"),
+    pytest.param("https://[2002:a00:5::1]/", "private address (RFC 1918), in an IPv6 form", id="6to4"),
+    pytest.param("https://[::127.0.0.1]/", "reserved", id="ipv4-compatible"),
+    pytest.param("http://2852039166/", "four decimal numbers", id="decimal-ipv4"),
+    pytest.param("https://0xa9fea9fe/", "four decimal numbers", id="hex-ipv4"),
+    pytest.param("https://0x7f.1/", "four decimal numbers", id="hex-short-ipv4"),
+    pytest.param("https://0251.0376.0251.0376/", "four decimal numbers", id="octal-ipv4"),
+    pytest.param("https://127.1/", "four decimal numbers", id="short-ipv4"),
+    pytest.param("https://hooks.example.com/a\r\nX-Injected: 1", "spaces or control characters", id="crlf"),
+    pytest.param("https://hooks.example.com/a b", "spaces or control characters", id="space"),
+    pytest.param("https://hooks.example.com/a\tb", "spaces or control characters", id="tab"),
+    pytest.param(" https://hooks.example.com/", "spaces or control characters", id="leading-space"),
+    pytest.param("https://hooks.example.com/\x00", "spaces or control characters", id="nul"),
+    pytest.param("https://hooks.example.com/\u2028", "spaces or control characters", id="line-separator"),
+    pytest.param("https://hooks.éxample.com/", "ASCII", id="non-ascii-host"),
+    pytest.param("https://user:pass@hooks.example.com/", "credentials", id="userinfo"),
+    pytest.param("https://hooks.example.com@10.0.0.5/", "credentials", id="userinfo-hiding-host"),
+    pytest.param("https://hooks.example.com\\@10.0.0.5/", "credentials", id="backslash-userinfo"),
+    pytest.param("https://[fe80::1%25eth0]/", "host name or an IP address", id="ipv6-zone"),
+    pytest.param("https://hooks.example.com./", "ends with a dot", id="trailing-dot"),
+    pytest.param("https://hooks_1.example.com/", "host name or an IP address", id="underscore"),
+    pytest.param("https://-hooks.example.com/", "not a host name", id="label-hyphen"),
+    pytest.param("https://hooks.example.test/", "private network (.test)", id="special-use-tld"),
+    pytest.param("http://hooks.example.com/phoneid", "https", id="plain-http"),
+    pytest.param("ftp://hooks.example.com/", "https://host", id="ftp"),
+    pytest.param("https:///no-host", "https://host", id="no-host"),
+    pytest.param("https://hooks.example.com/#fragment", "fragment", id="fragment"),
+    pytest.param("https://hooks.example.com:port/", "port", id="port-not-a-number"),
+    pytest.param("https://hooks.example.com:0/", "port", id="port-zero"),
+    pytest.param("https://hooks.example.com:65536/", "port", id="port-too-big"),
+    pytest.param("", "characters", id="empty"),
+    pytest.param("https://hooks.example.com/" + "a" * 2048, "characters", id="too-long"),
+]
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "https://hooks.example.com/phoneid",
-        "https://hooks.example.com:8443/a?b=c",
-        "http://127.0.0.1:8080/hook",
-        "http://localhost:3001/hook",
-        "http://[::1]:9000/",
-    ],
-)
-def test_https_urls_and_loopback_http_urls_are_accepted(url: str) -> None:
+GOOD_URLS = [
+    "https://hooks.example.com/phoneid",
+    "https://hooks.example.com:8443/a?b=c",
+    "https://HOOKS.example.com/Upper/Case?Token=x%20y",
+    "https://xn--bcher-kva.com/hook",
+    "https://93.184.216.34/hook",
+    "https://[2606:2800:220:1:248:1893:25c8:1946]:8443/",
+    "https://[::ffff:93.184.216.34]/",
+]
+
+LOOPBACK_URLS = [
+    "http://127.0.0.1:8080/hook",
+    "http://localhost:3001/hook",
+    "http://[::1]:9000/",
+    "https://localhost/hook",
+    "http://receiver.localhost:8080/",
+]
+
+
+@pytest.mark.parametrize("url", GOOD_URLS)
+def test_https_urls_of_public_hosts_are_accepted(url: str) -> None:
     assert check_url(url) == url
+    assert check_url(url, allow_loopback=True) == url
+
+
+@pytest.mark.parametrize(("url", "reason"), HOSTILE_URLS)
+def test_urls_to_non_public_hosts_or_badly_formed_are_refused_with_the_reason(url: str, reason: str) -> None:
+    with pytest.raises(InvalidWebhookUrl, match=re.escape(reason)):
+        check_url(url)
+
+
+@pytest.mark.parametrize("url", LOOPBACK_URLS)
+def test_loopback_receivers_are_accepted_on_the_local_stack_only(url: str) -> None:
+    assert check_url(url, allow_loopback=True) == url
+    with pytest.raises(InvalidWebhookUrl, match="loopback"):
+        check_url(url)
 
 
 @pytest.mark.parametrize(
     "url",
     [
-        "http://hooks.example.com/phoneid",
-        "ftp://hooks.example.com/",
-        "https:///no-host",
-        "https://user:pass@hooks.example.com/",
-        "https://hooks.example.com/#fragment",
-        "https://hooks.example.com:port/",
-        "",
-        "https://hooks.example.com/" + "a" * 2048,
+        "http://10.0.0.5/",
+        "https://169.254.169.254/",
+        "http://hooks.example.com/",
+        "https://metadata.google.internal/",
+        "http://2130706433/",  # 127.0.0.1 spelled as one number
     ],
 )
-def test_other_urls_are_refused(url: str) -> None:
+def test_the_local_stack_allows_loopback_and_nothing_else_that_is_refused(url: str) -> None:
     with pytest.raises(InvalidWebhookUrl):
-        check_url(url)
+        check_url(url, allow_loopback=True)
+
+
+@pytest.mark.parametrize(
+    ("address", "allowed"),
+    [
+        ("93.184.216.34", True),
+        ("2606:2800:220:1:248:1893:25c8:1946", True),
+        ("::ffff:93.184.216.34", True),
+        ("64:ff9b::5db8:d822", True),  # NAT64 of 93.184.216.34
+        ("10.0.0.5", False),
+        ("169.254.169.254", False),
+        ("fd00:ec2::254", False),
+        ("fe80::1%eth0", False),
+        ("::ffff:10.0.0.5", False),
+        ("100.100.100.200", False),  # a cloud's metadata service, in carrier-grade NAT space
+        ("127.0.0.53", False),
+        ("4000::1", False),  # outside global unicast
+        ("not-an-address", False),
+    ],
+)
+def test_a_resolved_address_is_checked_against_the_same_ranges(address: str, allowed: bool) -> None:
+    assert (address_refusal(address) is None) is allowed
 
 
 def test_a_url_is_logged_without_its_query_string() -> None:
@@ -291,3 +405,163 @@ def test_a_url_that_is_not_https_is_refused_with_the_reason() -> None:
 
     with pytest.raises(InvalidClientSpec, match="https"):
         admin.set_webhook(client_id, "http://hooks.example.com/phoneid")
+
+
+@pytest.mark.parametrize(("url", "reason"), HOSTILE_URLS)
+@pytest.mark.parametrize("tier", ["production", "sandbox"])
+def test_a_hostile_url_is_refused_at_registration_and_nothing_is_stored(
+    url: str, reason: str, tier: str
+) -> None:
+    # Given a client without a webhook on a deployed stack of either tier
+    clients = InMemoryClientStore()
+    admin = ClientAdmin(clients, FakeClock(), tier, "US", cipher=ContextCipher())  # type: ignore[arg-type]
+    client_id = admin.create().client.client_id
+
+    # When the operator registers the URL, then it is refused with the rule it breaks
+    with pytest.raises(InvalidClientSpec, match=re.escape(reason)):
+        admin.set_webhook(client_id, url)
+
+    # And the client still has no webhook
+    stored = clients.get(client_id)
+    assert stored is not None
+    assert stored.webhook is None
+
+
+@pytest.mark.parametrize("url", GOOD_URLS)
+def test_an_https_url_of_a_public_host_is_registered(url: str) -> None:
+    clients = InMemoryClientStore()
+    admin = ClientAdmin(clients, FakeClock(), "production", "US", cipher=ContextCipher())
+    client_id = admin.create().client.client_id
+
+    registered = admin.set_webhook(client_id, url)
+
+    assert registered.client.webhook is not None
+    assert registered.client.webhook.url == url
+
+
+@pytest.mark.parametrize("url", LOOPBACK_URLS)
+def test_the_local_stack_registers_a_loopback_receiver_and_a_deployed_stack_does_not(url: str) -> None:
+    # Given the local stack's admin and a deployed stack's
+    local = ClientAdmin(
+        InMemoryClientStore(), FakeClock(), "production", "US", cipher=ContextCipher(), loopback_webhooks=True
+    )
+    deployed = ClientAdmin(InMemoryClientStore(), FakeClock(), "production", "US", cipher=ContextCipher())
+
+    # Then only the local stack takes a receiver on this machine
+    registered = local.set_webhook(local.create().client.client_id, url).client.webhook
+    assert registered is not None
+    assert registered.url == url
+    with pytest.raises(InvalidClientSpec, match="loopback"):
+        deployed.set_webhook(deployed.create().client.client_id, url)
+
+
+# --- delivery: the sender's checks, before any connection ---------------------------------------
+
+
+class MappedResolver:
+    """A DNS of names to fixed addresses; counts the lookups."""
+
+    def __init__(self, answers: dict[str, list[str]]) -> None:
+        self.answers = answers
+        self.lookups: list[str] = []
+
+    def addresses(self, host: str, port: int) -> list[str]:
+        self.lookups.append(host)
+        if host not in self.answers:
+            raise OSError("no such name")
+        return self.answers[host]
+
+
+class NoConnection:
+    """A connect function that records what would have been connected to, and connects nowhere."""
+
+    def __init__(self) -> None:
+        self.attempts: list[tuple[str, int]] = []
+
+    def __call__(self, address: tuple[str, int], timeout: float) -> Any:
+        self.attempts.append(address)
+        raise ConnectionRefusedError("not in a unit test")
+
+
+@pytest.mark.parametrize(
+    ("answers", "reason"),
+    [
+        (["10.0.0.5"], "private address (RFC 1918) (10.0.0.5)"),
+        (["169.254.169.254"], "metadata address (169.254.169.254)"),
+        (["127.0.0.1"], "loopback address (127.0.0.1)"),
+        (["fd00:ec2::254"], "metadata address (fd00:ec2::254)"),
+        (["::ffff:192.168.0.7"], "private address (RFC 1918), in an IPv6 form (::ffff:192.168.0.7)"),
+        (["93.184.216.34", "10.0.0.5"], "private address (RFC 1918) (10.0.0.5)"),  # one bad answer is enough
+    ],
+)
+def test_a_name_resolving_to_a_non_public_address_is_refused_without_connecting(
+    answers: list[str], reason: str
+) -> None:
+    # Given a public-looking name whose DNS answers a private address
+    resolver, connect = MappedResolver({"hooks.example.com": answers}), NoConnection()
+    sender = HttpWebhookSender(resolver=resolver, connect=connect)
+
+    # When a delivery is posted to it, then it is refused, naming the address, and nothing connected
+    with pytest.raises(WebhookRefused, match=re.escape(reason)):
+        sender.post("https://hooks.example.com/phoneid", b"{}", {})
+    assert resolver.lookups == ["hooks.example.com"]
+    assert connect.attempts == []
+
+
+def test_a_url_stored_before_the_rules_is_refused_at_delivery_without_a_lookup() -> None:
+    resolver, connect = MappedResolver({}), NoConnection()
+    sender = HttpWebhookSender(resolver=resolver, connect=connect)
+
+    with pytest.raises(WebhookRefused, match="metadata address"):
+        sender.post("https://169.254.169.254/latest/meta-data/", b"{}", {})
+    with pytest.raises(WebhookRefused, match="four decimal numbers"):
+        sender.post("http://2852039166/", b"{}", {})
+    assert resolver.lookups == []
+    assert connect.attempts == []
+
+
+def test_a_loopback_answer_is_delivered_to_on_the_local_stack_only() -> None:
+    resolver = MappedResolver({"receiver.localhost": ["127.0.0.1"], "hooks.example.com": ["127.0.0.1"]})
+    attempts = NoConnection()
+    local = HttpWebhookSender(resolver=resolver, allow_loopback=True, connect=attempts)
+
+    # On the local stack the sender goes on to connect (here: refused, so unreachable, not refused)
+    with pytest.raises(WebhookUnreachable, match="ConnectionRefusedError"):
+        local.post("http://receiver.localhost:8080/hook", b"{}", {})
+    assert attempts.attempts == [("127.0.0.1", 8080)]
+
+    # A deployed stack refuses the same answer before connecting
+    nothing = NoConnection()
+    deployed = HttpWebhookSender(resolver=resolver, connect=nothing)
+    with pytest.raises(WebhookRefused, match="loopback address"):
+        deployed.post("https://hooks.example.com/hook", b"{}", {})
+    assert nothing.attempts == []
+
+
+def test_a_name_that_does_not_resolve_is_unreachable() -> None:
+    sender = HttpWebhookSender(resolver=MappedResolver({}), connect=NoConnection())
+
+    with pytest.raises(WebhookUnreachable, match="name not resolved"):
+        sender.post("https://gone.example.com/", b"{}", {})
+
+
+def test_a_refused_delivery_is_a_failed_attempt_retried_with_its_reason_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Given a receiver whose name now resolves to a private address
+    refusal = WebhookRefused("the host resolves to a private address (RFC 1918) (10.0.0.5)")
+    service, queue, secret = delivery(RecordingWebhookSender(failure=refusal))
+
+    # When its event is delivered
+    with caplog.at_level("WARNING"), pytest.raises(DeliveryFailed) as failed:
+        service.deliver(to_message(event()), receipt="r1", receive_count=2)
+
+    # Then it failed with the reason, is retried on the usual schedule, and the log says why
+    assert str(failed.value) == "refused: the host resolves to a private address (RFC 1918) (10.0.0.5)"
+    assert queue.retries == [("r1", 60)]
+    (record,) = [r for r in caplog.records if r.getMessage() == "change event delivery failed"]
+    assert record.failure == str(failed.value)  # type: ignore[attr-defined]
+    assert record.receiver == "https://hooks.example.com/phoneid"  # type: ignore[attr-defined]
+    logged = " ".join(str(value) for value in vars(record).values())
+    assert secret not in logged
+    assert "receiver-token" not in logged

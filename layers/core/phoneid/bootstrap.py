@@ -441,7 +441,12 @@ class Container:
         from phoneid.services.clients import ClientAdmin
 
         return ClientAdmin(
-            self.clients, self.clock, self.settings.tier, self.settings.region, cipher=self.cipher
+            self.clients,
+            self.clock,
+            self.settings.tier,
+            self.settings.region,
+            cipher=self.cipher,
+            loopback_webhooks=self.settings.local_stack,
         )
 
     @cached_property
@@ -454,7 +459,21 @@ class Container:
     def identity_manager(self) -> IdentityManager:
         from phoneid.services.identity_manager import IdentityManager
 
-        return IdentityManager(store=self.enrollment_store, clock=self.clock, region=self.settings.region)
+        return IdentityManager(
+            store=self.enrollment_store,
+            clock=self.clock,
+            region=self.settings.region,
+            page_mac=self.page_key_mac,
+        )
+
+    @cached_property
+    def page_key_mac(self) -> KeyedDigest:
+        """List page keys are MACed locally under a key derived once, on the first page that needs
+        one (a listing that fits one page calls no KMS)."""
+        from phoneid.adapters.kms import DerivedKeyMac
+        from phoneid.services.page_keys import PURPOSE
+
+        return DerivedKeyMac(self.kms, self.settings.otp_mac_key_id, purpose=PURPOSE)
 
     @cached_property
     def steps(self) -> SessionSteps:
@@ -584,9 +603,11 @@ class Container:
 
     @cached_property
     def webhook_sender(self) -> WebhookSender:
-        from phoneid.adapters.webhook_http import UrllibWebhookSender
+        """Loopback receivers only on the local stack (its setting); every other stack delivers to
+        public addresses only."""
+        from phoneid.adapters.webhook_http import HttpWebhookSender, SystemResolver
 
-        return UrllibWebhookSender()
+        return HttpWebhookSender(resolver=SystemResolver(), allow_loopback=self.settings.local_stack)
 
     @cached_property
     def monitor_states(self) -> MonitorStateStore:

@@ -15,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from phoneid.domain.clients import Tier
 from phoneid.domain.phone import Region
 
+# Set by the local stack in the environment it gives the functions, never by the template.
+LOCAL_STACK_VARIABLE = "PHONEID_LOCAL_STACK"
+
 
 class Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
@@ -74,6 +77,9 @@ class Settings(BaseModel):
     camara_network_api_url: str = Field(default="", alias="CAMARA_NETWORK_API_URL")
     # The queue of change events for the clients' webhooks (the monitor and delivery functions only).
     webhook_queue_url: str = Field(default="", alias="WEBHOOK_QUEUE_URL")
+    # True on the local stack only (``phoneid dev``, and the moto stacks of the tests), which sets it;
+    # the template never does. It lets webhooks reach receivers on loopback, on the same machine.
+    local_stack: bool = Field(default=False, alias=LOCAL_STACK_VARIABLE)
 
     @property
     def mobile_auth_configured(self) -> bool:
@@ -96,7 +102,8 @@ class Settings(BaseModel):
 
     @classmethod
     def variable_names(cls) -> set[str]:
-        return {field.alias for field in cls.model_fields.values() if field.alias}
+        """The variables the template gives the functions (the local stack's own not among them)."""
+        return {field.alias for field in cls.model_fields.values() if field.alias} - {LOCAL_STACK_VARIABLE}
 
 
 @cache

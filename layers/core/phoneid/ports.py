@@ -359,11 +359,12 @@ class EnrollmentStore(NumberHistorySource, Protocol):
         ...
 
     def page(
-        self, client_id: str, *, limit: int, start_key: str | None, include_inactive: bool
+        self, client_id: str, *, limit: int, after: str | None, include_inactive: bool
     ) -> EnrollmentPage:
-        """One page of the client's identities, oldest first; ``start_key`` is a previous ``last_key``.
+        """One page of the client's identities, oldest first, after ``after`` (a previous page's
+        ``last_position``, authenticated by the caller).
 
-        A ``start_key`` that is malformed or another client's raises ``MalformedRequest`` (startKey).
+        An ``after`` that is no position of this store's form raises ``MalformedRequest`` (startKey).
         """
         ...
 
@@ -399,7 +400,18 @@ class WebhookSender(Protocol):
     """POSTs one delivery to a receiver."""
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> int:
-        """The receiver's HTTP status; ``WebhookUnreachable`` when there is none (network, timeout)."""
+        """The receiver's HTTP status; ``WebhookUnreachable`` when there is none (network, timeout),
+        ``WebhookRefused`` when PhoneID would not connect (the URL or an address of its host is one
+        PhoneID does not deliver to)."""
+        ...
+
+
+class HostResolver(Protocol):
+    """Names to addresses (DNS), for the webhook sender to check before it connects."""
+
+    def addresses(self, host: str, port: int) -> list[str]:
+        """Every IP address ``host`` resolves to for a TCP connection, as text; ``OSError`` when
+        it resolves to none."""
         ...
 
 

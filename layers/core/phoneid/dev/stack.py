@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 
+from phoneid.config import LOCAL_STACK_VARIABLE
 from phoneid.dev.template import Function, Template, template
 
 if TYPE_CHECKING:
@@ -314,13 +315,16 @@ class LocalStack:
     def environment(self, function: Function | None = None) -> dict[str, str]:
         """Resolved environment of one function, or the union of all (they share one process here).
 
-        ``overrides`` replace what only exists in AWS (the public URLs of the APIs) with local ones.
+        ``overrides`` replace what only exists in AWS (the public URLs of the APIs) with local ones,
+        and ``PHONEID_LOCAL_STACK`` says the stack is local (loopback webhooks).
         """
         functions = [function] if function else list(self.template.functions.values())
         env: dict[str, str] = {}
         for each in functions:
             env.update({name: self.resolve(value) for name, value in each.environment.items()})
-        return {**env, **{k: v for k, v in self.overrides.items() if k in env}}
+        # The one variable no template gives: this stack runs on the machine of its webhook receivers.
+        local = {LOCAL_STACK_VARIABLE: "true"}
+        return {**env, **{k: v for k, v in self.overrides.items() if k in env}, **local}
 
     # --- handlers ----------------------------------------------------------------------------
 

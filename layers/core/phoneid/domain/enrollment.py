@@ -125,4 +125,6 @@ class Enrollment:
 @dataclass(frozen=True)
 class EnrollmentPage:
     items: list[Enrollment]
-    last_key: str | None = None  # opaque; None on the last page
+    # Where the page ended, as the store knows it; None on the last page. Clients get it only
+    # sealed in a page key (``phoneid.services.page_keys``).
+    last_position: str | None = None

@@ -43,12 +43,14 @@ class ClientAdmin:
         region: Region,
         *,
         cipher: PiiCipher | None = None,
+        loopback_webhooks: bool = False,
     ) -> None:
         self._clients = clients
         self._clock = clock
         self._tier = tier
         self._region = region
         self._cipher = cipher  # seals webhook secrets
+        self._loopback_webhooks = loopback_webhooks  # the local stack's receivers on this machine
 
     def create(
         self,
@@ -116,15 +118,16 @@ class ClientAdmin:
     def set_webhook(self, client_id: str, url: str) -> RegisteredWebhook:
         """Register (or replace) the client's webhook with a new signing secret, returned once.
 
-        The secret must sign every delivery later, so it cannot be hashed: it is sealed by the PII
-        key with the context {clientId, use: webhook}. Registering again replaces URL and secret."""
+        The URL must be https to a public host (``check_url``; loopback too on the local stack). The
+        secret must sign every delivery later, so it cannot be hashed: it is sealed by the PII key
+        with the context {clientId, use: webhook}. Registering again replaces URL and secret."""
         client = self._clients.get(client_id)
         if client is None:
             raise InvalidClientSpec(f"no client {client_id}")
         if self._cipher is None:
             raise InvalidClientSpec("this stack cannot seal webhook secrets (no PII key)")
         try:
-            checked = check_url(url)
+            checked = check_url(url, allow_loopback=self._loopback_webhooks)
         except InvalidWebhookUrl as error:
             raise InvalidClientSpec(str(error)) from None
         secret = new_secret()

@@ -34,7 +34,8 @@ from phoneid.domain.errors import IdentityNotFound, PhoneIdError
 from phoneid.domain.lists import number_line_type
 from phoneid.domain.phone import PhoneNumber, Region, mask
 from phoneid.domain.phone_access import checked_phone
-from phoneid.ports import Clock, EnrollmentStore
+from phoneid.ports import Clock, EnrollmentStore, KeyedDigest
+from phoneid.services.page_keys import PageKeys
 
 # Logs name serviceIds and masked numbers only: never names, attributes or customer ids.
 logger = Logger(child=True)
@@ -71,10 +72,13 @@ def _enrollee(fields: EnrollFields) -> Enrollee:
 
 
 class IdentityManager:
-    def __init__(self, *, store: EnrollmentStore, clock: Clock, region: Region) -> None:
+    def __init__(
+        self, *, store: EnrollmentStore, clock: Clock, region: Region, page_mac: KeyedDigest
+    ) -> None:
         self._store = store
         self._clock = clock
         self._region = region
+        self._page_keys = PageKeys(page_mac)  # lastKey / startKey, bound to the client
 
     # --- enroll ------------------------------------------------------------------------------
 
@@ -161,9 +165,9 @@ class IdentityManager:
     def list_page(
         self, caller: Caller, *, limit: int, start_key: str | None = None, show_inactive: bool = False
     ) -> IdentityListResponse:
-        page = self._store.page(
-            caller.client_id, limit=limit, start_key=start_key, include_inactive=show_inactive
-        )
+        after = self._page_keys.opened(caller.client_id, start_key) if start_key is not None else None
+        page = self._store.page(caller.client_id, limit=limit, after=after, include_inactive=show_inactive)
+        last = page.last_position
         return IdentityListResponse(
             results=[
                 IdentitySummary(
@@ -174,7 +178,7 @@ class IdentityManager:
                 )
                 for e in page.items
             ],
-            lastKey=page.last_key,
+            lastKey=self._page_keys.seal(caller.client_id, last) if last is not None else None,
         )
 
     def get(self, caller: Caller, service_id: str) -> IdentityView:

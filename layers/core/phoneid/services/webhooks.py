@@ -6,6 +6,12 @@ backoff (``phoneid.domain.webhooks.retry_delay``) and SQS offers it again; after
 ``maxReceiveCount`` receives SQS moves it to the dead-letter queue. Every retry carries the same
 event id, so a receiver de-duplicates on ``PhoneID-Event-Id``.
 
+A delivery PhoneID refuses to make (the URL breaks a rule, or its host resolves to a private,
+loopback, metadata or other non-public address: ``phoneid.adapters.webhook_http``) is a failed
+attempt like the others, retried on the same schedule and dead-lettered in the end: a name's
+addresses can change, and the dead-letter queue is where the operator sees that a client's webhook
+points somewhere PhoneID does not deliver. The log says which rule refused it; no connection is made.
+
 A client without a webhook (removed after the event was queued) or a disabled client gets nothing:
 the message is dropped. Logs name the event, the client, the receiver's host and path and a masked
 number; never the secret, the URL's query string or the number.
@@ -20,6 +26,7 @@ from aws_lambda_powertools import Logger
 from phoneid.domain.phone import mask
 from phoneid.domain.webhooks import (
     MalformedMessage,
+    WebhookRefused,
     WebhookUnreachable,
     delivery_body,
     delivery_headers,
@@ -89,6 +96,8 @@ class WebhookDelivery:
             status = self._sender.post(
                 webhook.url, body, delivery_headers(event, secret, body, int(now.timestamp()))
             )
+        except WebhookRefused as error:
+            failure = f"refused: {error}"
         except WebhookUnreachable as error:
             failure = f"unreachable: {error}"
         except Exception as error:  # our own failure (KMS, DynamoDB): retried like the receiver's
