@@ -22,7 +22,11 @@ def test_the_operator_lists_the_keys_and_replaces_them_and_old_tokens_stop_verif
     )
     try:
         with httpx.Client(base_url=server.base_url, timeout=30) as http:
-            form = {"grant_type": "client_credentials", "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}
+            form = {
+                "grant_type": "client_credentials",
+                "client_id": CLIENT_ID,
+                "client_secret": CLIENT_SECRET,
+            }
             old_token = http.post("/token", data=form).json()["access_token"]
             listed = server.cli("token-keys", "list", "--local", "--json")
             published = [key["kid"] for key in http.get("/.well-known/jwks.json").json()["keys"]]
