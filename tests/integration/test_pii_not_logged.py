@@ -6,6 +6,7 @@ import pytest
 
 # Their loggers must exist before the ``logged`` fixture turns every service logger to DEBUG.
 import phoneid.services.identity_manager
+import phoneid.services.staged
 import phoneid.services.webhooks  # noqa: F401
 from tests.harness import Api, LogRecorder
 
