@@ -107,9 +107,9 @@ def test_text_comes_in_pieces_decoded_whatever_the_chunks(size: int) -> None:
 
 
 def test_an_object_is_read_as_lines_by_version(store: S3ObjectStore) -> None:
-    # Given two versions of one upload
+    # Given two versions of one object (not an upload: that would start a workflow outliving the test)
     s3 = boto3.client("s3")
-    key = "clients/acme/upload/file.csv"
+    key = "clients/acme/download/file.csv"
     first = s3.put_object(Bucket=store.bucket, Key=key, Body=b"\xef\xbb\xbfone\r\ntwo\r\n")["VersionId"]
     s3.put_object(Bucket=store.bucket, Key=key, Body=b"three\n")
 
@@ -119,9 +119,9 @@ def test_an_object_is_read_as_lines_by_version(store: S3ObjectStore) -> None:
     assert "".join(store.iter_text(key, version_id=first)) == "one\r\ntwo\r\n"
     assert "".join(store.iter_text(key)) == "three\n"
     assert store.exists(key)
-    assert not store.exists("clients/acme/upload/other.csv")
+    assert not store.exists("clients/acme/download/other.csv")
     with pytest.raises(ObjectNotFound):
-        list(store.iter_lines("clients/acme/upload/other.csv"))
+        list(store.iter_lines("clients/acme/download/other.csv"))
 
 
 # --- writing ---------------------------------------------------------------------------------------

@@ -67,7 +67,9 @@ class TokenKeyRotation:
             if now >= window.sealing_ends and self._store.forget_private(window)
         ]
         if created or forgotten:
-            logger.info("token keys rotated", extra={"created": created, "forgotten": forgotten})
+            logger.info(
+                "token keys rotated", extra={"windows_made": created, "private_halves_forgotten": forgotten}
+            )
         return RotationReport(created, forgotten)
 
     def replace(self) -> list[PublicKey]:
