@@ -20,6 +20,11 @@ for _name, _value in {
     os.environ[_name] = _value
 os.environ.pop("AWS_ENDPOINT_URL", None)
 
+from phoneid.dev.access import recording  # noqa: E402
+
+# Before any boto3 session is made: `make test` records every function's AWS calls for the IAM check.
+recording.install_from_environment()
+
 import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
@@ -29,6 +34,14 @@ from phoneid.dev.operator import FakeOperator  # noqa: E402
 from phoneid.dev.stack import LocalStack  # noqa: E402
 from tests.fakes import FakeClock  # noqa: E402
 from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder  # noqa: E402
+
+
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    """The calls from here on are this test's; its own calls are the harness's, not a function's."""
+    found = recording.recorder()
+    if found is not None:
+        found.test_started(nodeid)
+        recording.outside_functions()
 
 
 @pytest.fixture

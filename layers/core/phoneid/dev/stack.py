@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 
+from phoneid.dev.access.recording import invoked
 from phoneid.dev.template import Function, Template, template
 
 if TYPE_CHECKING:
@@ -345,15 +346,18 @@ class LocalStack:
             number = self._loaded.get(logical_id, 0)
             if instance is None:
                 self._loaded[logical_id] = number + 1
-        if instance is None:
-            # Loaded outside the pool's lock: a load takes a while, and meanwhile the function's other
-            # instances, and every other function, go on taking requests.
-            instance = (threading.Lock(), self._load(logical_id, number))
-            instance[0].acquire()
-            with self._pool_lock:
-                pool.append(instance)
-        lock, handler = instance
-        try:
-            return handler(event, context)
-        finally:
-            lock.release()
+        # The calls the handler makes (its import too: Lambda's init phase) are the function's, on every
+        # thread it hands work to (phoneid.dev.access).
+        with invoked(self, logical_id):
+            if instance is None:
+                # Loaded outside the pool's lock: a load takes a while, and meanwhile the function's other
+                # instances, and every other function, go on taking requests.
+                instance = (threading.Lock(), self._load(logical_id, number))
+                instance[0].acquire()
+                with self._pool_lock:
+                    pool.append(instance)
+            lock, handler = instance
+            try:
+                return handler(event, context)
+            finally:
+                lock.release()
