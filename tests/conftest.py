@@ -36,6 +36,14 @@ from tests.fakes import FakeClock  # noqa: E402
 from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder  # noqa: E402
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "cold_instances: every function invocation of make_api's stacks is a new Lambda instance, "
+        "which shares no cache with another function (what the IAM check must see each function call)",
+    )
+
+
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
     """The calls from here on are this test's; its own calls are the harness's, not a function's."""
     found = recording.recorder()
@@ -50,10 +58,13 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Callable[..., Api]]:
+def make_api(
+    monkeypatch: pytest.MonkeyPatch, clock: FakeClock, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Api]]:
     """Build the stack of one tier and region on moto: ``api = make_api(tier="production", region="EU")``.
 
     ``operator=FakeOperator().start()`` gives a production stack Mobile Auth through that operator.
+    Under the ``cold_instances`` mark, every invocation is a new instance (``LocalStack.cold_starts``).
     """
     atomic_dynamodb_writes()
     with mock_aws():
@@ -77,7 +88,9 @@ def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Call
                     "CamaraNetworkApiUrl": operator.settings["CAMARA_NETWORK_API_URL"],
                 }
             stack = LocalStack(
-                parameters=parameters, overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL}
+                parameters=parameters,
+                overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL},
+                cold_starts=request.node.get_closest_marker("cold_instances") is not None,
             ).provision()
             for name, value in stack.environment().items():
                 monkeypatch.setenv(name, value)

@@ -265,7 +265,8 @@ class Recorder:
         """The test that caused a call: known here in a test process; in a subprocess, found later
         from the time and the test process's record of when each test started."""
         if self.origin == os.getpid():
-            return {"test": self.current_test}
+            running = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]  # "path::name (call)"
+            return {"test": running or self.current_test}
         return {"origin": self.origin, "time": time.time()}
 
     def stack(self, facts: StackFacts) -> str:
@@ -356,24 +357,52 @@ def _on_error(context: dict[str, Any], **_: Any) -> None:
     _heard(context, None)
 
 
-def install(directory: Path, origin: int | None = None) -> Recorder:
-    """Record this process's function calls into ``directory`` from now on (for sessions made from
-    now on); the calls of the context this is called in are the harness's."""
-    global _recorder
+_HOOKS: tuple[tuple[str, Callable[..., None]], ...] = (
+    ("before-parameter-build", _on_parameters),
+    ("before-call", _on_request),
+    ("after-call", _on_answer),
+    ("after-call-error", _on_error),
+)
+_hooked = False
+
+
+def _hook() -> None:
+    """The handlers registered by every botocore session made from now on, and by boto3's default
+    session if it is already made (for its clients made from now on)."""
+    global _hooked
+    import boto3
     from botocore.handlers import BUILTIN_HANDLERS
 
+    if not _hooked:
+        BUILTIN_HANDLERS.extend(_HOOKS)
+        _hooked = True
+    if boto3.DEFAULT_SESSION is not None:
+        for event, handler in _HOOKS:
+            boto3.DEFAULT_SESSION.events.register(event, handler, unique_id=f"phoneid-access-{event}")
+
+
+def install(directory: Path, origin: int | None = None) -> Recorder:
+    """Record this process's function calls into ``directory`` from now on; the calls of the
+    context this is called in are the harness's."""
+    global _recorder
     if _recorder is None:
+        _hook()
         _recorder = Recorder(directory.resolve(), origin or os.getpid())
-        BUILTIN_HANDLERS.extend(
-            [
-                ("before-parameter-build", _on_parameters),
-                ("before-call", _on_request),
-                ("after-call", _on_answer),
-                ("after-call-error", _on_error),
-            ]
-        )
     outside_functions()
     return _recorder
+
+
+@contextmanager
+def recording_to(directory: Path) -> Iterator[Recorder]:
+    """This process's function calls recorded into ``directory`` for a while (a test of the
+    recorder), then where they were recorded before, if anywhere."""
+    global _recorder
+    _hook()
+    previous, _recorder = _recorder, Recorder(directory.resolve(), os.getpid())
+    try:
+        yield _recorder
+    finally:
+        _recorder = previous
 
 
 def install_from_environment() -> Recorder | None:
