@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from phoneid.dev.access.actions import Call, Request, Unmapped, requests_of
+from phoneid.dev.access.actions import Call, Request, Stack, Unmapped, requests_of
 
 ACCOUNT = "123456789012"
 
@@ -125,6 +125,34 @@ def test_an_object_not_found_is_a_404_only_to_who_may_list_the_bucket() -> None:
     ]
 
 
+def test_an_object_of_a_bucket_under_a_kms_key_is_also_that_keys_use_through_s3() -> None:
+    key = f"arn:aws:kms:us-east-1:{ACCOUNT}:key/k-1"
+    stack = Stack(bucket_keys={"b": key})
+    through_s3 = {
+        "kms:ViaService": "s3.us-east-1.amazonaws.com",
+        "kms:EncryptionContext:aws:s3:arn": "arn:aws:s3:::b",
+    }
+
+    assert requests_of(call("s3", "GetObject", Bucket="b", Key="work/1/x"), stack) == [
+        Request("s3:GetObject", "arn:aws:s3:::b/work/1/x"),
+        Request("kms:Decrypt", key, through_s3),
+    ]
+    assert requests_of(call("s3", "PutObject", Bucket="b", Key="k", Body=b""), stack) == [
+        Request("s3:PutObject", "arn:aws:s3:::b/k"),
+        Request("kms:GenerateDataKey", key, through_s3),
+    ]
+    assert requests_of(call("s3", "UploadPart", Bucket="b", Key="k", UploadId="u", PartNumber=1), stack)[
+        1:
+    ] == [
+        Request("kms:GenerateDataKey", key, through_s3),
+        Request("kms:Decrypt", key, through_s3),
+    ]
+    # A HEAD reads no data
+    assert requests_of(call("s3", "HeadObject", Bucket="b", Key="k"), stack) == [
+        Request("s3:GetObject", "arn:aws:s3:::b/k")
+    ]
+
+
 def test_an_sms_to_a_number_has_no_resource_and_a_topic_is_its_arn() -> None:
     topic = f"arn:aws:sns:us-east-1:{ACCOUNT}:t"
 
@@ -219,7 +247,7 @@ def test_a_websocket_message_manages_its_connection_of_the_api_and_stage() -> No
                 ConnectionId="c1=",
                 Data=b"",
             ),
-            {local: aws},
+            Stack(endpoints={local: aws}),
         )
         == expected
     )

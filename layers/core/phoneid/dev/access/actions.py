@@ -16,6 +16,10 @@ is not set is absent, as in AWS. Two choices AWS leaves unsaid:
 - A ``GetObject`` or ``HeadObject`` that finds no object also asks for ``s3:ListBucket`` on the
   bucket with no ``s3:prefix``: S3 answers 404 only to a caller allowed to list the bucket (else
   403), and does not document the context of that check.
+
+A bucket encrypted by default with a KMS key (``bucket_keys``) has S3 call KMS with the caller's
+permissions: reading an object is also ``kms:Decrypt``, writing one ``kms:GenerateDataKey`` (and a
+multipart upload ``kms:Decrypt``), on that key, through S3.
 """
 
 from __future__ import annotations
@@ -77,7 +81,15 @@ class Call:
         return str(code) if code else None
 
 
-_Mapper = Callable[[Call, Mapping[str, str]], list[Request]]
+@dataclass(frozen=True)
+class Stack:
+    """What mapping a call needs of its stack beside the call itself."""
+
+    endpoints: Mapping[str, str] = field(default_factory=dict)  # local endpoint -> the AWS one
+    bucket_keys: Mapping[str, str] = field(default_factory=dict)  # bucket -> its default KMS key ARN
+
+
+_Mapper = Callable[[Call, Stack], list[Request]]
 _MAPPERS: dict[tuple[str, str], _Mapper] = {}
 # Operations that AWS does not authorize at all.
 _UNAUTHORIZED = {("sts", "GetCallerIdentity")}
@@ -92,16 +104,15 @@ def _maps(service: str, *operations: str) -> Callable[[_Mapper], _Mapper]:
     return register
 
 
-def requests_of(call: Call, endpoints: Mapping[str, str] | None = None) -> list[Request]:
-    """The IAM requests of ``call``. ``endpoints`` maps a local endpoint (``phoneid dev``'s WebSocket
-    management URL) to the AWS one it stands for."""
+def requests_of(call: Call, stack: Stack | None = None) -> list[Request]:
+    """The IAM requests of ``call`` on ``stack``."""
     if (call.service, call.operation) in _UNAUTHORIZED:
         return []
     mapper = _MAPPERS.get((call.service, call.operation))
     if mapper is None:
         raise Unmapped(f"no IAM mapping for {call.service}.{call.operation}")
     try:
-        return mapper(call, endpoints or {})
+        return mapper(call, stack or Stack())
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise Unmapped(f"{call.service}.{call.operation}: parameters not understood ({error!r})") from error
 
@@ -207,12 +218,12 @@ def _item_request(call: Call, operation: str, params: Mapping[str, Any]) -> Requ
 
 
 @_maps("dynamodb", "GetItem", "PutItem", "UpdateItem", "DeleteItem")
-def _dynamodb_item(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _dynamodb_item(call: Call, _: Stack) -> list[Request]:
     return [_item_request(call, call.operation, call.params)]
 
 
 @_maps("dynamodb", "Query", "Scan")
-def _dynamodb_read(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _dynamodb_read(call: Call, _: Stack) -> list[Request]:
     table = _table_arn(call, call.params["TableName"])
     index = call.params.get("IndexName")
     resource = f"{table}/index/{index}" if index else table
@@ -221,7 +232,7 @@ def _dynamodb_read(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("dynamodb", "BatchGetItem")
-def _dynamodb_batch_get(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _dynamodb_batch_get(call: Call, _: Stack) -> list[Request]:
     return [
         Request("dynamodb:BatchGetItem", _table_arn(call, table), _read_context(spec, "ALL_ATTRIBUTES"))
         for table, spec in call.params["RequestItems"].items()
@@ -229,7 +240,7 @@ def _dynamodb_batch_get(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("dynamodb", "BatchWriteItem")
-def _dynamodb_batch_write(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _dynamodb_batch_write(call: Call, _: Stack) -> list[Request]:
     return [
         Request("dynamodb:BatchWriteItem", _table_arn(call, table)) for table in call.params["RequestItems"]
     ]
@@ -244,7 +255,7 @@ _TRANSACT_WRITES = {
 
 
 @_maps("dynamodb", "TransactWriteItems")
-def _dynamodb_transact_write(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _dynamodb_transact_write(call: Call, _: Stack) -> list[Request]:
     requests = []
     for item in call.params["TransactItems"]:
         ((kind, spec),) = item.items()
@@ -253,12 +264,12 @@ def _dynamodb_transact_write(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("dynamodb", "TransactGetItems")
-def _dynamodb_transact_get(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _dynamodb_transact_get(call: Call, _: Stack) -> list[Request]:
     return [_item_request(call, "GetItem", item["Get"]) for item in call.params["TransactItems"]]
 
 
 @_maps("dynamodb", "DescribeTable", "DescribeTimeToLive", "UpdateTimeToLive", "CreateTable", "DeleteTable")
-def _dynamodb_table(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _dynamodb_table(call: Call, _: Stack) -> list[Request]:
     return [Request(f"dynamodb:{call.operation}", _table_arn(call, call.params["TableName"]))]
 
 
@@ -303,12 +314,12 @@ def _kms_context(params: Mapping[str, Any]) -> dict[str, Value]:
     "DescribeKey",
     "GetPublicKey",
 )
-def _kms_key(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _kms_key(call: Call, _: Stack) -> list[Request]:
     return [Request(f"kms:{call.operation}", _key_arn(call, call.params["KeyId"]), _kms_context(call.params))]
 
 
 @_maps("kms", "Decrypt")
-def _kms_decrypt(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _kms_decrypt(call: Call, _: Stack) -> list[Request]:
     """The key the answer names, else the one the call names, else the one the ciphertext names."""
     key = (call.response or {}).get("KeyId") or call.params.get("KeyId")
     if not key:
@@ -317,7 +328,7 @@ def _kms_decrypt(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("kms", "GenerateRandom")
-def _kms_random(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _kms_random(call: Call, _: Stack) -> list[Request]:
     return [Request("kms:GenerateRandom", "*")]
 
 
@@ -330,39 +341,60 @@ def _object_arn(bucket: str, key: str) -> str:
     return f"arn:aws:s3:::{bucket}/{key}"
 
 
+def _through_s3(call: Call, stack: Stack, bucket: str, *actions: str) -> list[Request]:
+    """What S3 asks the bucket's default KMS key, with the caller's permissions (none: no such key)."""
+    key = stack.bucket_keys.get(bucket)
+    if key is None:
+        return []
+    context: dict[str, Value] = {
+        "kms:ViaService": f"s3.{call.region}.amazonaws.com",
+        "kms:EncryptionContext:aws:s3:arn": f"arn:aws:s3:::{bucket}",
+    }
+    return [Request(action, key, context) for action in actions]
+
+
 @_maps("s3", "GetObject", "HeadObject")
-def _s3_read(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _s3_read(call: Call, stack: Stack) -> list[Request]:
     bucket = call.params["Bucket"]
     action = "s3:GetObjectVersion" if call.params.get("VersionId") else "s3:GetObject"
     requests = [Request(action, _object_arn(bucket, call.params["Key"]))]
     if call.error_code in _NOT_FOUND:  # S3 tells "not found" only to a caller who may list the bucket
         requests.append(Request("s3:ListBucket", f"arn:aws:s3:::{bucket}"))
+    elif call.operation == "GetObject":  # a HEAD reads no data
+        requests += _through_s3(call, stack, bucket, "kms:Decrypt")
     return requests
 
 
 @_maps("s3", "PutObject", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload")
-def _s3_put(call: Call, _: Mapping[str, str]) -> list[Request]:
-    return [Request("s3:PutObject", _object_arn(call.params["Bucket"], call.params["Key"]))]
+def _s3_put(call: Call, stack: Stack) -> list[Request]:
+    bucket = call.params["Bucket"]
+    keys = (
+        ("kms:GenerateDataKey",) if call.operation == "PutObject" else ("kms:GenerateDataKey", "kms:Decrypt")
+    )
+    return [
+        Request("s3:PutObject", _object_arn(bucket, call.params["Key"])),
+        *_through_s3(call, stack, bucket, *keys),
+    ]
 
 
 @_maps("s3", "AbortMultipartUpload")
-def _s3_abort(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _s3_abort(call: Call, _: Stack) -> list[Request]:
     return [Request("s3:AbortMultipartUpload", _object_arn(call.params["Bucket"], call.params["Key"]))]
 
 
 @_maps("s3", "ListParts")
-def _s3_parts(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _s3_parts(call: Call, _: Stack) -> list[Request]:
     return [Request("s3:ListMultipartUploadParts", _object_arn(call.params["Bucket"], call.params["Key"]))]
 
 
 @_maps("s3", "DeleteObject")
-def _s3_delete(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _s3_delete(call: Call, _: Stack) -> list[Request]:
     action = "s3:DeleteObjectVersion" if call.params.get("VersionId") else "s3:DeleteObject"
     return [Request(action, _object_arn(call.params["Bucket"], call.params["Key"]))]
 
 
 @_maps("s3", "DeleteObjects")
-def _s3_delete_many(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _s3_delete_many(call: Call, _: Stack) -> list[Request]:
     """S3 authorizes each object of the batch on its own."""
     bucket = call.params["Bucket"]
     return [
@@ -375,7 +407,7 @@ def _s3_delete_many(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("s3", "CopyObject")
-def _s3_copy(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _s3_copy(call: Call, stack: Stack) -> list[Request]:
     source = call.params["CopySource"]
     if isinstance(source, str):
         source_bucket, _slash, source_key = unquote(source.lstrip("/").split("?", 1)[0]).partition("/")
@@ -384,12 +416,14 @@ def _s3_copy(call: Call, _: Mapping[str, str]) -> list[Request]:
         source_bucket, source_key, version = source["Bucket"], source["Key"], source.get("VersionId")
     return [
         Request("s3:GetObjectVersion" if version else "s3:GetObject", _object_arn(source_bucket, source_key)),
+        *_through_s3(call, stack, source_bucket, "kms:Decrypt"),
         Request("s3:PutObject", _object_arn(call.params["Bucket"], call.params["Key"])),
+        *_through_s3(call, stack, call.params["Bucket"], "kms:GenerateDataKey"),
     ]
 
 
 @_maps("s3", "ListObjectsV2", "ListObjects", "HeadBucket")
-def _s3_list(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _s3_list(call: Call, _: Stack) -> list[Request]:
     context: dict[str, Value] = {}
     for parameter, key in (
         ("Prefix", "s3:prefix"),
@@ -402,7 +436,7 @@ def _s3_list(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("s3", "ListObjectVersions")
-def _s3_versions(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _s3_versions(call: Call, _: Stack) -> list[Request]:
     context: dict[str, Value] = {}
     if call.params.get("Prefix") is not None:
         context["s3:prefix"] = str(call.params["Prefix"])
@@ -413,7 +447,7 @@ def _s3_versions(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("sns", "Publish")
-def _sns_publish(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _sns_publish(call: Call, _: Stack) -> list[Request]:
     """To a topic or an endpoint by its ARN; an SMS to a phone number has no ARN (``*``)."""
     target = call.params.get("TopicArn") or call.params.get("TargetArn")
     if target:
@@ -424,7 +458,7 @@ def _sns_publish(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("sns", "PublishBatch")
-def _sns_publish_batch(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _sns_publish_batch(call: Call, _: Stack) -> list[Request]:
     return [Request("sns:Publish", str(call.params["TopicArn"]))]
 
 
@@ -447,12 +481,12 @@ _SQS_ACTIONS = {
 
 
 @_maps("sqs", *_SQS_ACTIONS)
-def _sqs_queue(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _sqs_queue(call: Call, _: Stack) -> list[Request]:
     return [Request(_SQS_ACTIONS[call.operation], _queue_arn(call, call.params["QueueUrl"]))]
 
 
 @_maps("sqs", "GetQueueUrl")
-def _sqs_queue_url(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _sqs_queue_url(call: Call, _: Stack) -> list[Request]:
     account = call.params.get("QueueOwnerAWSAccountId") or call.account
     return [Request("sqs:GetQueueUrl", f"arn:aws:sqs:{call.region}:{account}:{call.params['QueueName']}")]
 
@@ -482,13 +516,13 @@ def _destinations(destination: Mapping[str, Any] | None) -> list[str]:
 
 
 @_maps("sesv2", "SendEmail")
-def _sesv2_send(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _sesv2_send(call: Call, _: Stack) -> list[Request]:
     address = parseaddr(str(call.params["FromEmailAddress"]))[1]
     return _ses_requests(call, address, _destinations(call.params.get("Destination")), "2")
 
 
 @_maps("ses", "SendEmail", "SendRawEmail")
-def _ses_send(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _ses_send(call: Call, _: Stack) -> list[Request]:
     address = parseaddr(str(call.params["Source"]))[1]
     recipients = _destinations(call.params.get("Destination")) + list(call.params.get("Destinations") or ())
     requests = _ses_requests(call, address, recipients, "1")
@@ -499,7 +533,7 @@ def _ses_send(call: Call, _: Mapping[str, str]) -> list[Request]:
 
 
 @_maps("secretsmanager", "GetSecretValue", "DescribeSecret")
-def _secret(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _secret(call: Call, _: Stack) -> list[Request]:
     """By the secret's ARN, which carries the random suffix AWS (and moto) append to its name."""
     arn = (call.response or {}).get("ARN") or call.params["SecretId"]
     if not str(arn).startswith("arn:"):
@@ -514,18 +548,18 @@ def _function_arn(call: Call, name: str, qualifier: str | None) -> str:
 
 
 @_maps("lambda", "Invoke", "InvokeWithResponseStream")
-def _lambda_invoke(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _lambda_invoke(call: Call, _: Stack) -> list[Request]:
     arn = _function_arn(call, str(call.params["FunctionName"]), call.params.get("Qualifier"))
     return [Request("lambda:InvokeFunction", arn)]
 
 
 @_maps("stepfunctions", "StartExecution", "StartSyncExecution")
-def _states_start(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _states_start(call: Call, _: Stack) -> list[Request]:
     return [Request(f"states:{call.operation}", str(call.params["stateMachineArn"]))]
 
 
 @_maps("stepfunctions", "DescribeExecution", "StopExecution")
-def _states_execution(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _states_execution(call: Call, _: Stack) -> list[Request]:
     return [Request(f"states:{call.operation}", str(call.params["executionArn"]))]
 
 
@@ -533,11 +567,11 @@ _CONNECTION_METHODS = {"PostToConnection": "POST", "GetConnection": "GET", "Dele
 
 
 @_maps("apigatewaymanagementapi", *_CONNECTION_METHODS)
-def _manage_connection(call: Call, endpoints: Mapping[str, str]) -> list[Request]:
+def _manage_connection(call: Call, stack: Stack) -> list[Request]:
     """``execute-api:ManageConnections`` on the connection, named by the API's id and stage (from the
     endpoint the client was made for: ``https://{apiId}.execute-api.{region}.amazonaws.com/{stage}``)."""
     url = call.url or ""
-    for local, in_aws in endpoints.items():
+    for local, in_aws in stack.endpoints.items():
         if url.startswith(local.rstrip("/") + "/"):
             url = in_aws.rstrip("/") + url[len(local.rstrip("/")) :]
     parts = urlsplit(url)
@@ -554,5 +588,5 @@ def _manage_connection(call: Call, endpoints: Mapping[str, str]) -> list[Request
 
 
 @_maps("cloudwatch", "PutMetricData")
-def _metrics(call: Call, _: Mapping[str, str]) -> list[Request]:
+def _metrics(call: Call, _: Stack) -> list[Request]:
     return [Request("cloudwatch:PutMetricData", "*", {"cloudwatch:namespace": str(call.params["Namespace"])})]

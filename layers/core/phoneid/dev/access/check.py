@@ -178,13 +178,14 @@ class Check:
             if record.get("error"):
                 report.unchecked.setdefault(f"{what}: {record['error']}", test)
                 continue
-            facts = self.records.stacks.get(str(record.get("stack")))
+            stack_key = str(record.get("stack"))
+            facts = self.records.stacks.get(stack_key)
             if facts is None:
                 report.unchecked.setdefault(f"{what}: its stack was not recorded", test)
                 continue
             report.stacks.add(self._stack_text(facts))
             try:
-                statements = self._statements(function, facts.key)
+                statements = self._statements(function, stack_key)
             except PolicyError as error:
                 report.unchecked.setdefault(f"{what}: {error}", test)
                 continue

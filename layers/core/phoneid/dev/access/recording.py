@@ -39,7 +39,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from phoneid.dev.access.actions import Call, Unmapped, requests_of
+from phoneid.dev.access.actions import Call, Stack, Unmapped, requests_of
 from phoneid.dev.template import ROOT
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ class StackFacts:
     refs: Mapping[str, str]  # logical id -> what Ref gives
     attributes: Mapping[str, str]  # "Logical.Attribute" -> what Fn::GetAtt gives
     endpoints: Mapping[str, str] = field(default_factory=dict)  # local endpoint -> the AWS one it stands for
+    bucket_keys: Mapping[str, str] = field(default_factory=dict)  # bucket -> its default KMS key's ARN
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +72,7 @@ class StackFacts:
             "refs": dict(self.refs),
             "attributes": dict(self.attributes),
             "endpoints": dict(self.endpoints),
+            "bucket_keys": dict(self.bucket_keys),
         }
 
     @classmethod
@@ -83,6 +85,7 @@ class StackFacts:
             refs=dict(data["refs"]),
             attributes=dict(data["attributes"]),
             endpoints=dict(data.get("endpoints") or {}),
+            bucket_keys=dict(data.get("bucket_keys") or {}),
         )
 
     @property
@@ -114,9 +117,22 @@ def facts_of(stack: LocalStack) -> StackFacts:
             for name, local in stack.overrides.items()
             if name in function_environment and local.startswith("http")
         },
+        bucket_keys=_bucket_keys(stack),
     )
     stack.__dict__["_access_facts"] = (size, facts)
     return facts
+
+
+def _bucket_keys(stack: LocalStack) -> dict[str, str]:
+    """Each bucket encrypted by default with a KMS key of the template, and that key's ARN."""
+    found = {}
+    for logical_id, props in stack.template.of_type("AWS::S3::Bucket").items():
+        rules = (props.get("BucketEncryption") or {}).get("ServerSideEncryptionConfiguration") or []
+        for rule in rules:
+            default = rule.get("ServerSideEncryptionByDefault") or {}
+            if default.get("SSEAlgorithm") == "aws:kms" and "KMSMasterKeyID" in default:
+                found[stack.physical_ids[logical_id]] = str(stack.resolve(default["KMSMasterKeyID"]))
+    return found
 
 
 @dataclass(frozen=True)
@@ -292,7 +308,7 @@ class Recorder:
             return
         record["stack"] = self.stack(facts)
         try:
-            requests = requests_of(call, facts.endpoints)
+            requests = requests_of(call, Stack(facts.endpoints, facts.bucket_keys))
         except Unmapped as error:
             self._once(record | {"error": str(error)})
             return
