@@ -17,7 +17,9 @@ from phoneid.dev.access.check import Check, Records
 from phoneid.dev.access.policies import Roles
 from phoneid.dev.template import template
 from phoneid.services.pools import submit_in_context
+from tests.device import Device, latest_code
 from tests.harness import Api
+from tests.sandbox_numbers import OTP_PASS
 
 Recorded = Callable[[], list[dict[str, Any]]]
 
@@ -115,3 +117,22 @@ def test_a_functions_call_on_a_thread_that_lost_its_context_fails_the_check(
     report = Check(Roles(template()), run).run(judge_unused=False)
     assert not report.ok
     assert "no function could be found for: dynamodb.GetItem" in report.text()
+
+
+@pytest.mark.parametrize("cold", [False, True])
+def test_on_new_instances_each_function_makes_the_calls_another_made_for_it_in_a_shared_one(
+    api: Api, recorded: Recorded, cold: bool
+) -> None:
+    # Given a flow whose customer is sent a code (the sender derives the code MAC key from KMS)
+    api.stack.cold_starts = cold
+    integrator = api.integrator()
+    started = integrator.start(phoneNumber=OTP_PASS).json()
+    device = Device(api, started["authToken"])
+    assert device.send_otp().status == 200
+
+    # When the customer enters it
+    assert device.enter(latest_code(api, OTP_PASS)).json()["status"] == "passed"
+
+    # Then the code's check derives the key itself only on an instance of its own, as on Lambda
+    derived = ("ClientOtpVerifyFunction", "kms:GenerateMac") in {(f, a) for f, a, _ in calls_of(recorded())}
+    assert derived is cold
