@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -88,8 +89,9 @@ class StackFacts:
             bucket_keys=dict(data.get("bucket_keys") or {}),
         )
 
-    @property
+    @cached_property
     def key(self) -> str:
+        """Names the stack in the records of its calls (worked out once: every recorded call asks)."""
         canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(canonical).hexdigest()[:16]
 
@@ -177,12 +179,6 @@ def invoked_in_worker(function: str) -> Iterator[None]:
 def outside_functions() -> None:
     """From here on, in this context, calls are the harness's own (a test's set-up, the CLI)."""
     _current.set(OUTSIDE)
-
-
-def current_function() -> str | None:
-    """The function whose call this would be (None: none)."""
-    found = _current.get()
-    return found.function if isinstance(found, Invocation) else None
 
 
 _worker_facts_cache: list[StackFacts | None] = []
