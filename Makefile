@@ -65,8 +65,15 @@ template:
 checkov: $(CHECKOV_STAMP)
 	$(CHECKOV_VENV)/bin/checkov --file template.yaml --framework cloudformation --quiet --compact --skip-download
 
+# Every AWS call a function makes in the suite is recorded (tests, the phoneid dev they start, its
+# worker processes), then checked against the function's role in template.yaml: each call allowed,
+# each granted action used or its reason in the template (docs/operations.md, "Least privilege").
+ACCESS_RECORDS := $(CURDIR)/.phoneid/access-records
+
 pytest: node_modules/.installed
-	pytest -n 2 -q -m 'not fuzz'
+	rm -rf $(ACCESS_RECORDS)
+	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz'
+	python -m phoneid.dev.access $(ACCESS_RECORDS) --unused
 
 # Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The
 # gate's pass is bounded (8 cases an operation past the coverage phase); `make fuzz` is the long one.

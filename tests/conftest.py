@@ -20,6 +20,11 @@ for _name, _value in {
     os.environ[_name] = _value
 os.environ.pop("AWS_ENDPOINT_URL", None)
 
+from phoneid.dev.access import recording  # noqa: E402
+
+# Before any boto3 session is made: `make test` records every function's AWS calls for the IAM check.
+recording.install_from_environment()
+
 import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
@@ -31,16 +36,35 @@ from tests.fakes import FakeClock  # noqa: E402
 from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder  # noqa: E402
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "cold_instances: every function invocation of make_api's stacks is a new Lambda instance, "
+        "which shares no cache with another function (what the IAM check must see each function call)",
+    )
+
+
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    """The calls from here on are this test's; its own calls are the harness's, not a function's."""
+    found = recording.recorder()
+    if found is not None:
+        found.test_started(nodeid)
+        recording.outside_functions()
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
 
 
 @pytest.fixture
-def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Callable[..., Api]]:
+def make_api(
+    monkeypatch: pytest.MonkeyPatch, clock: FakeClock, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Api]]:
     """Build the stack of one tier and region on moto: ``api = make_api(tier="production", region="EU")``.
 
     ``operator=FakeOperator().start()`` gives a production stack Mobile Auth through that operator.
+    Under the ``cold_instances`` mark, every invocation is a new instance (``LocalStack.cold_starts``).
     """
     atomic_dynamodb_writes()
     with mock_aws():
@@ -64,7 +88,9 @@ def make_api(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Iterator[Call
                     "CamaraNetworkApiUrl": operator.settings["CAMARA_NETWORK_API_URL"],
                 }
             stack = LocalStack(
-                parameters=parameters, overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL}
+                parameters=parameters,
+                overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL},
+                cold_starts=request.node.get_closest_marker("cold_instances") is not None,
             ).provision()
             for name, value in stack.environment().items():
                 monkeypatch.setenv(name, value)

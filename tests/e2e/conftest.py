@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from phoneid.dev.access.recording import child_environment
 from phoneid.dev.emulation import free_port
 from phoneid.dev.gateway import HttpResponse
 from tests.harness import Credentials, Integrator
@@ -55,6 +56,7 @@ def start_dev_server(tmp: Path, **env: str) -> DevServer:
     environment = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PHONEID_", "MOTO_"))},
         "PHONEID_DEV_STATE": str(state_file),
+        **child_environment(),  # the stack's functions' AWS calls recorded for the IAM check
         **env,
     }
     log = tmp / "dev.log"

@@ -176,6 +176,17 @@ def test_a_prefix_is_deleted_and_nothing_beside_it(store: S3ObjectStore) -> None
         store.delete_prefix("")
 
 
+def test_an_object_exists_under_its_own_key_not_under_one_its_key_begins(store: S3ObjectStore) -> None:
+    # Given a chunk's results (the check lists the prefix: the functions may list work/ only)
+    store.put_text("work/b2/results/000001.jsonl", "{}\n")
+
+    # Then only its own key finds it
+    assert store.exists("work/b2/results/000001.jsonl")
+    assert not store.exists("work/b2/results/000001")
+    assert not store.exists("work/b2/results/")
+    assert not store.exists("work/b2/results/000002.jsonl")
+
+
 # --- batch records ---------------------------------------------------------------------------------
 
 

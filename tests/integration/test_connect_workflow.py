@@ -328,6 +328,45 @@ def test_a_chunk_throttled_once_is_retried_and_delivered_whole(connect: Connect)
     assert output_of(execution)["stats"]["processingFailed"] == 0
 
 
+class AnswerLostAfterResults:
+    """The Connect bucket, where the first chunk task to write its results then fails (its answer
+    lost: a timeout, the instance gone), so Step Functions runs it again."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.lost = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def put_text(self, key: str, text: str) -> None:
+        self.real.put_text(key, text)
+        if "/results/" in key and not self.lost:
+            self.lost += 1
+            raise RuntimeError("the task's answer was lost after it wrote its results")
+
+
+def test_a_chunk_task_run_again_after_writing_its_results_answers_from_them(connect: Connect) -> None:
+    # Given a chunk task whose answer is lost once it has written its results
+    connect.onboard()
+    bucket = AnswerLostAfterResults(connect.api.container.objects)
+    counted = FlakyVerify(connect.api.container.verify)
+    bootstrap.override(objects=bucket, verify=counted)
+
+    # When a file is processed
+    connect.upload(batch_file(f"D,{LENA},Lena,Ortiz"))
+    [execution] = connect.finished()
+
+    # Then the task ran again, read the results it had written instead of verifying again, and the
+    # batch was delivered whole
+    assert execution["status"] == "SUCCEEDED"
+    assert bucket.lost == 1
+    assert counted.calls == [LENA]
+    output, errors = assert_accounted(connect, rows_read=1)
+    assert [row[1] for row in output] == [LENA]
+    assert errors == []
+
+
 def test_a_chunk_that_keeps_failing_is_reported_and_no_row_vanishes(connect: Connect) -> None:
     # Given chunks of two rows, and a row whose verification always breaks
     connect.onboard()

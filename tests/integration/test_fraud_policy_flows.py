@@ -17,6 +17,9 @@ from tests.integration.test_staged_flow_rules import call
 from tests.integration.test_unify import status, unify
 from tests.unit.helpers import identity_record
 
+# Each invocation a new instance: the IAM check sees every call each function makes on its own.
+pytestmark = pytest.mark.cold_instances
+
 CUSTOMER = "+12025550142"
 NOOR = {"firstName": "Noor", "lastName": "Haddad"}
 

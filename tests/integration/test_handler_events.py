@@ -15,6 +15,9 @@ from tests.device import Device
 from tests.harness import EVENTS, Api, Credentials, Integrator, load_event
 from tests.sandbox_numbers import OTP_PASS, TOKEN_ONLY
 
+# Each invocation a new instance: the IAM check sees every call each function makes on its own.
+pytestmark = pytest.mark.cold_instances
+
 SAMPLE_CLIENT_ID = "0123456789abcdef0123456789abcdef"
 SAMPLE_CORRELATION_ID = "4c2d0b0e-6f7a-4d1e-9a53-0c6f2b8e1d11"
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.harness import Api, Integrator, load_event
+
+# Each invocation a new instance: the IAM check sees every call each function makes on its own.
+pytestmark = pytest.mark.cold_instances
 
 SAMPLE_CLIENT_ID = "0123456789abcdef0123456789abcdef"
 SAMPLE_SERVICE_ID = "5f0c6a8e-2d4b-4c1e-9f3a-7b6d8e0a1c2d"

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from phoneid.dev.operator import FakeOperator
 from tests.device import Device
 from tests.harness import Api
 from tests.integration.test_possession_sandbox import start, validate
+
+# Each invocation a new instance: the IAM check sees every call each function makes on its own.
+pytestmark = pytest.mark.cold_instances
 
 NUMBER = "+12025550171"
 

@@ -14,6 +14,9 @@ from tests.integration.test_staged_flow_rules import NEXT, begin, call, error_of
 from tests.sandbox_numbers import TOKEN_ONLY
 from tests.unit.helpers import identity_record
 
+# Each invocation a new instance: the IAM check sees every call each function makes on its own.
+pytestmark = pytest.mark.cold_instances
+
 CUSTOMER = "+12025550142"  # in the identity table once imported
 STRANGER = "+12025550143"  # never imported
 IDENTITY = identity_record(CUSTOMER)

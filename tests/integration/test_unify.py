@@ -23,6 +23,9 @@ from tests.sandbox_numbers import (
     REVOKED_KEY,
 )
 
+# Each invocation a new instance: the IAM check sees every call each function makes on its own.
+pytestmark = pytest.mark.cold_instances
+
 
 def unify(integrator: Integrator, phone: str | None, **fields: Any) -> tuple[str, str]:
     body = {"possessionType": "mobile", **fields}

@@ -7,8 +7,13 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from tests.harness import EVENTS, Api
 from tests.integration.test_handler_events import SAMPLE_CLIENT_ID, for_client
+
+# Each invocation a new instance: the IAM check sees every call each function makes on its own.
+pytestmark = pytest.mark.cold_instances
 
 VERIFIED_USER_PASS = "+12025550112"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.harness import Api, load_event
+
+# Each invocation a new instance: the IAM check sees every call each function makes on its own.
+pytestmark = pytest.mark.cold_instances
 
 
 def test_monitor_sample_runs_one_pass(api: Api) -> None:

@@ -146,14 +146,13 @@ class S3ObjectStore:
         return data.decode("utf-8-sig")
 
     def exists(self, key: str) -> bool:
-        try:
-            self._s3.head_object(Bucket=self.bucket, Key=key)
-        except ClientError as error:
-            if error_code(error) in _NOT_FOUND:
-                return False
-            with provider_errors("Connect file check"):
-                raise
-        return True
+        """Whether an object is under ``key``: listed, not asked for. S3 tells a missing object apart
+        (404, not 403) only to a caller who may list the whole bucket; a listing needs no more than
+        the prefix, and the functions may list ``work/`` only (template.yaml)."""
+        with provider_errors("Connect file check"):
+            listed = self._s3.list_objects_v2(Bucket=self.bucket, Prefix=key, MaxKeys=1)
+        # Keys list in order: one equal to the prefix comes first.
+        return any(item["Key"] == key for item in listed.get("Contents", []))
 
     # --- writes ----------------------------------------------------------------------------------
 

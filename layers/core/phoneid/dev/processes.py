@@ -234,6 +234,7 @@ def serve(
 ) -> None:
     """Answer invocations read from ``stream`` until it closes."""
     from phoneid import bootstrap
+    from phoneid.dev.access.recording import invoked_in_worker
     from phoneid.dev.clock import OffsetClock
     from phoneid.dev.triggers import FunctionContext
 
@@ -244,7 +245,9 @@ def serve(
         clock.catch_up(float(request.get("clockOffset") or 0.0))
         context = FunctionContext(function_name=function, timeout_seconds=timeout)
         try:
-            reply = json.dumps({"result": handler(request["event"], context)})
+            with invoked_in_worker(function):
+                result = handler(request["event"], context)
+            reply = json.dumps({"result": result})
         except Exception as error:  # the handler's, or a result that is not JSON (Lambda's too)
             reply = json.dumps({"error": lambda_error(error)})
         stream.write(reply.encode() + b"\n")
@@ -259,7 +262,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--function", required=True, help="the function's logical id")
     parser.add_argument("--timeout", type=float, required=True, help="the function's timeout, seconds")
     args = parser.parse_args(argv)
-    handler = _load(args.module_path, args.handler)
+    from phoneid.dev.access.recording import install_from_environment, invoked_in_worker
+
+    install_from_environment()  # when the local stack records its functions' calls
+    with invoked_in_worker(args.function):  # the import is Lambda's init phase, under the function's role
+        handler = _load(args.module_path, args.handler)
     with socket.socket(fileno=args.fd) as connection, connection.makefile("rwb") as stream:
         serve(stream, handler, args.function, args.timeout)
     return 0

@@ -104,9 +104,15 @@ class DevStack:
         limit = int(configured) if configured else None
         if limit == 0:
             return None
+        from phoneid.dev.access.recording import worker_environment
+
         return FunctionProcesses(
             function_specs(self.stack.template),
-            environment={**os.environ, "AWS_ENDPOINT_URL": self.moto.endpoint_url},
+            environment={
+                **os.environ,
+                "AWS_ENDPOINT_URL": self.moto.endpoint_url,
+                **worker_environment(self.stack),  # when the functions' calls are recorded
+            },
             clock_offset=lambda: self.clock.offset_seconds,
             limit=limit,
         )
@@ -500,6 +506,9 @@ def serve(*, host: str, port: int, tier: str, region: str, base_url: str | None 
         raise KeyboardInterrupt
 
     started = time.perf_counter()
+    from phoneid.dev.access.recording import install_from_environment
+
+    install_from_environment()  # a test run records the functions' AWS calls (docs/operations.md)
     # uvicorn stops gracefully on SIGTERM, then raises it again for the handler it found: this one
     # ends like Ctrl-C, so the `finally` below runs (the default one would end the process at once).
     signal.signal(signal.SIGTERM, stop_like_ctrl_c)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 
 from phoneid.config import LOCAL_STACK_VARIABLE
+from phoneid.dev.access.recording import invoked
 from phoneid.dev.template import Function, Template, template
 
 if TYPE_CHECKING:
@@ -119,6 +120,10 @@ class LocalStack:
     _loaded: dict[str, int] = field(default_factory=dict)  # instances loaded so far, by function
     # Where moto's Lambda runs the functions when not in this process (``phoneid dev``).
     processes: FunctionProcesses | None = None
+    # Every invocation a new Lambda instance: its own container, with nothing another function (or an
+    # earlier invocation) cached in it (data keys, signing keys, the operator's credentials). Off, the
+    # functions share one container, as the local stack's throughput wants. One thread at a time.
+    cold_starts: bool = False
 
     @property
     def aws_region(self) -> str:
@@ -349,15 +354,22 @@ class LocalStack:
             number = self._loaded.get(logical_id, 0)
             if instance is None:
                 self._loaded[logical_id] = number + 1
-        if instance is None:
-            # Loaded outside the pool's lock: a load takes a while, and meanwhile the function's other
-            # instances, and every other function, go on taking requests.
-            instance = (threading.Lock(), self._load(logical_id, number))
-            instance[0].acquire()
-            with self._pool_lock:
-                pool.append(instance)
-        lock, handler = instance
-        try:
-            return handler(event, context)
-        finally:
-            lock.release()
+        if self.cold_starts:
+            from phoneid import bootstrap
+
+            bootstrap.override()  # a new container, with the settings and the test's parts
+        # The calls the handler makes (its import too: Lambda's init phase) are the function's, on every
+        # thread it hands work to (phoneid.dev.access).
+        with invoked(self, logical_id):
+            if instance is None:
+                # Loaded outside the pool's lock: a load takes a while, and meanwhile the function's other
+                # instances, and every other function, go on taking requests.
+                instance = (threading.Lock(), self._load(logical_id, number))
+                instance[0].acquire()
+                with self._pool_lock:
+                    pool.append(instance)
+            lock, handler = instance
+            try:
+                return handler(event, context)
+            finally:
+                lock.release()

@@ -43,6 +43,7 @@ from phoneid.ports import (
     SimSwapSource,
     WebhookQueue,
 )
+from phoneid.services.pools import submit_in_context
 
 logger = Logger(child=True)
 
@@ -154,7 +155,8 @@ class ChangeMonitor:
             for page in self._enrollments.active_pages(self._page_size):
                 monitored = [e for e in page if e.country in MONITORED_COUNTRIES]
                 skipped += len(page) - len(monitored)
-                for outcome in pool.map(lambda e: self._check(e, walk), monitored):
+                checks = [submit_in_context(pool, self._check, e, walk) for e in monitored]
+                for outcome in (check.result() for check in checks):
                     if outcome is None:
                         skipped += 1
                         continue

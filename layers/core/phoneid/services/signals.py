@@ -40,6 +40,7 @@ from phoneid.ports import (
     SimSwapSource,
     TenureSource,
 )
+from phoneid.services.pools import submit_in_context
 
 logger = Logger(child=True)
 
@@ -230,7 +231,7 @@ def _run(request: _Request, sources: Mapping[str, _Source]) -> dict[Signal, Any]
     started = time.monotonic()
     deadline = started + policy.sources.deadlineMs / 1000
     pool = _pool()
-    futures = {name: pool.submit(source.read, request) for name, source in sources.items()}
+    futures = {name: submit_in_context(pool, source.read, request) for name, source in sources.items()}
     observed: dict[Signal, Any] = {}
     for name, source in sources.items():
         signals = source.signals & request.wanted

@@ -55,6 +55,7 @@ from phoneid.domain.verification import (
 from phoneid.ports import IdentitySource, KeyedDigest
 from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager
 from phoneid.services.policies import PolicyBook
+from phoneid.services.pools import submit_in_context
 from phoneid.services.signals import Gatherer, Subject
 from phoneid.services.staged import wire_evaluation
 
@@ -193,7 +194,7 @@ class VerifyService:
             decided = [self._decide_or_error(caller, item) for item in items]
         else:
             with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
-                futures = [pool.submit(self._decide_or_error, caller, item) for item in items]
+                futures = [submit_in_context(pool, self._decide_or_error, caller, item) for item in items]
                 try:
                     decided = [future.result() for future in futures]
                 except BaseException:

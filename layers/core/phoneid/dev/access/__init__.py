@@ -1,0 +1,15 @@
+"""Least privilege, proven: every AWS call a function makes in the suite, checked against its role.
+
+- ``recording``: while ``PHONEID_ACCESS_RECORDS`` names a directory, every botocore call made while a
+  function's handler runs (in this process through ``LocalStack.invoke``, in a Lambda worker process,
+  or in a ``phoneid dev`` a test started) is written there with the function's logical id, its stack
+  and the test that caused it, as the IAM requests AWS would authorize (``actions``).
+- ``policies``: the functions' ``Policies`` of ``template.yaml`` expanded as SAM expands them (its
+  policy templates), resolved for a stack, and IAM's evaluation of a request against them.
+- ``check``: every recorded request allowed, and (for the whole suite) every granted action used by
+  some call or explained in the template's ``Metadata.UnexercisedGrants``;
+  ``python -m phoneid.dev.access DIR [--unused]``.
+
+Test and local tooling only: nothing here is imported by what Lambda runs (docs/operations.md,
+"Least privilege").
+"""
