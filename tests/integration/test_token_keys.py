@@ -11,7 +11,11 @@ import boto3
 import jwt as pyjwt
 import pytest
 
+from phoneid.adapters.dynamodb.batch import projection
 from phoneid.adapters.dynamodb.token_keys import PUBLIC_ATTRIBUTES
+from phoneid.dev.access.actions import Call, Request, requests_of
+from phoneid.dev.access.policies import Resolved, Resolver, Roles, decide_request
+from phoneid.dev.access.recording import facts_of
 from phoneid.domain import tokens
 from phoneid.domain.errors import InternalError, Unauthorized
 from phoneid.domain.token_keys import KeyWindow, PublicKey, SealedKey
@@ -355,3 +359,61 @@ def test_a_sealed_key_moved_into_another_windows_item_does_not_open(keys: Keys) 
     # Then KMS refuses to open it for Monday: no signer signs Monday's tokens with it
     with pytest.raises(InternalError):
         keys.signer(clock).signing_key()
+
+
+VERIFIERS = ("AuthorizerFunction", "ClientAuthorizerFunction", "WebSocketFunction", "JwksFunction")
+SIGNERS = ("TokenFunction", "StartFunction", "UnifyFunction")
+
+
+def test_no_verifier_role_can_obtain_a_private_key_and_no_signer_can_make_one(api: Api) -> None:
+    # Given the roles as template.yaml grants them on this stack, and what each kind of call asks IAM
+    facts = facts_of(api.stack)
+    roles = Roles(api.stack.template)
+    table = api.container.settings.token_keys_table
+    key_id = api.container.settings.token_signing_key_id
+    window = {"use": "token-signing-key", "window": MONDAY.name}
+
+    def asks(operation: str, service: str = "dynamodb", **params: Any) -> Request:
+        call = Call(service, operation, params, facts.region, facts.account)
+        (request,) = requests_of(call)
+        return request
+
+    public_read = asks("BatchGetItem", RequestItems={table: {"Keys": [], **projection(PUBLIC_ATTRIBUTES)}})
+    whole_reads = [
+        asks("GetItem", TableName=table, Key={}),
+        asks("BatchGetItem", RequestItems={table: {"Keys": []}}),
+        asks(
+            "BatchGetItem", RequestItems={table: {"Keys": [], **projection(("window", "sealedPrivateKey"))}}
+        ),
+        asks("Query", TableName=table, KeyConditionExpression="x"),
+        asks("Scan", TableName=table),
+    ]
+    opening = asks("Decrypt", "kms", KeyId=key_id, CiphertextBlob=b"", EncryptionContext=window)
+    sealing = asks("Encrypt", "kms", KeyId=key_id, Plaintext=b"", EncryptionContext=window)
+    writes = [
+        asks("PutItem", TableName=table, Item={"window": {}}),
+        asks("UpdateItem", TableName=table, Key={}),
+    ]
+
+    def allowed(function: str, request: Request) -> bool:
+        statements = [Resolved.of(s, Resolver(facts)) for s in roles.statements(function, facts.parameters)]
+        return decide_request(statements, request).allowed
+
+    # Then a verifier reads public halves and nothing else: no whole item, no KMS on the key
+    for verifier in VERIFIERS:
+        assert allowed(verifier, public_read), verifier
+        assert not any(allowed(verifier, read) for read in whole_reads), verifier
+        assert not allowed(verifier, opening), verifier
+        assert not allowed(verifier, sealing), verifier
+    # A signer opens a key, and can neither make one nor write the table
+    for signer in SIGNERS:
+        assert allowed(signer, opening), signer
+        assert not allowed(signer, sealing), signer
+        assert not any(allowed(signer, write) for write in writes), signer
+    # The rotation makes and writes keys, and cannot open one
+    assert allowed("TokenKeysFunction", sealing)
+    assert all(allowed("TokenKeysFunction", write) for write in writes)
+    assert not allowed("TokenKeysFunction", opening)
+    # And no other function holds any permission on the key
+    others = set(api.stack.template.functions) - {*VERIFIERS, *SIGNERS, "TokenKeysFunction"}
+    assert not [f for f in sorted(others) if allowed(f, opening) or allowed(f, sealing)]
