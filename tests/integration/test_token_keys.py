@@ -23,6 +23,7 @@ from phoneid.ports import PrivateSigningKey, TokenKeyStore
 from phoneid.services.token_keys import PublishedTokenKeys, TokenKeyRotation, WindowSigningKeys
 from tests.fakes import FakeClock
 from tests.harness import Api, kms_calls
+from tests.sandbox_numbers import OTP_PASS
 
 ISSUER, AUDIENCE = "urn:phoneid:sandbox:us", "urn:phoneid:sandbox:us:api"
 MONDAY_NOON = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -417,3 +418,35 @@ def test_no_verifier_role_can_obtain_a_private_key_and_no_signer_can_make_one(ap
     # And no other function holds any permission on the key
     others = set(api.stack.template.functions) - {*VERIFIERS, *SIGNERS, "TokenKeysFunction"}
     assert not [f for f in sorted(others) if allowed(f, opening) or allowed(f, sealing)]
+
+
+@pytest.mark.cold_instances
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v3/start", {"flowType": "mobile", "phoneNumber": OTP_PASS}),
+        ("/v3/unify", {"possessionType": "mobile", "phoneNumber": OTP_PASS}),
+    ],
+)
+def test_a_signer_whose_window_has_no_key_runs_the_rotation_and_signs_with_the_key_it_made(
+    api: Api, path: str, body: dict[str, str]
+) -> None:
+    # Given an access token of the window's last minutes, and no key made for the next window (the
+    # rotation did not run in time, or its item was lost)
+    api.clock.current = KeyWindow.at(api.clock.now()).closes - timedelta(minutes=10)
+    integrator = api.integrator()
+    assert integrator.access_token
+    next_window = KeyWindow.at(api.clock.now()).shifted(1)
+    boto3.client("dynamodb").delete_item(
+        TableName=api.container.settings.token_keys_table, Key={"window": {"S": next_window.name}}
+    )
+
+    # When a flow starts in the next window, on an instance that never opened a key
+    api.clock.advance(minutes=15)
+    answer = integrator.post(path, body)
+
+    # Then the function ran the rotation, which made the window's key, and signed the authToken with it
+    assert answer.status == 200, answer.body
+    made = api.container.token_key_store.sealed(next_window)
+    assert made is not None
+    assert kid_of(answer.json()["authToken"]) == made.jwk["kid"]
