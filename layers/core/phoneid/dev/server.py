@@ -19,7 +19,7 @@ import os
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -430,48 +430,40 @@ def build_app(dev: DevStack, *, max_in_flight: int = 32, queue_seconds: float = 
                 _log(f"OUTBOX watch failed: {type(error).__name__}")
             await asyncio.sleep(0.2)
 
-    async def watch_workflows() -> None:
+    async def every(seconds: float, work: Callable[[], object], failed: str) -> None:
+        """``work`` on a worker thread every ``seconds``; a round that fails is logged, the next tried."""
+        while True:
+            try:
+                await run_in_threadpool(work)
+            except Exception as error:
+                _log(f"{failed}: {type(error).__name__}")
+            await asyncio.sleep(seconds)
+
+    def log_workflows() -> Callable[[], None]:
         """Connect batches run in moto's Step Functions (started by uploads): log their executions."""
         from phoneid.dev.workflows import ExecutionLog
 
         executions = ExecutionLog(dev.stack)
-        while True:
-            try:
-                for line in await run_in_threadpool(executions.changes):
-                    _log(line)
-            except Exception as error:  # keep watching; the next round may succeed
-                _log(f"WORKFLOW watch failed: {type(error).__name__}")
-            await asyncio.sleep(1.0)
 
-    async def rotate_token_keys() -> None:
-        """The rotation's hourly schedule, run every minute here: the local clock may jump days."""
-        while True:
-            try:
-                await run_in_threadpool(dev.rotate_token_keys)
-            except Exception as error:  # keep rotating; the next round may succeed
-                _log(f"TOKEN KEYS rotation failed: {type(error).__name__}")
-            await asyncio.sleep(60.0)
+        def changes() -> None:
+            for line in executions.changes():
+                _log(line)
 
-    async def poll_queues() -> None:
-        """Like Lambda's SQS event source mapping: messages are delivered once they are visible."""
-        while True:
-            try:
-                await run_in_threadpool(dev.deliver_queued)
-            except Exception as error:  # keep polling; the next round may succeed
-                _log(f"WEBHOOK queue poll failed: {type(error).__name__}")
-            await asyncio.sleep(1.0)
+        return changes
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        watcher = asyncio.create_task(watch_outbox())
-        queues = asyncio.create_task(poll_queues())
-        workflows = asyncio.create_task(watch_workflows())
-        rotation = asyncio.create_task(rotate_token_keys())
+        tasks = [
+            asyncio.create_task(watch_outbox()),
+            # Lambda's SQS event source mapping: messages are delivered once they are visible.
+            asyncio.create_task(every(1.0, dev.deliver_queued, "WEBHOOK queue poll failed")),
+            asyncio.create_task(every(1.0, log_workflows(), "WORKFLOW watch failed")),
+            # The rotation's hourly schedule, run every minute here: the local clock may jump days.
+            asyncio.create_task(every(60.0, dev.rotate_token_keys, "TOKEN KEYS rotation failed")),
+        ]
         yield
-        watcher.cancel()
-        queues.cancel()
-        workflows.cancel()
-        rotation.cancel()
+        for task in tasks:
+            task.cancel()
 
     return Starlette(
         routes=[

@@ -149,17 +149,8 @@ class ConnectBatches:
         """
         batch_id = batch_id_of(key, version_id or etag)
         place = parse_upload_key(key)
-        client_name, file_name = place or ("", key.rsplit("/", 1)[-1])
-        now = self._clock.now()
-        batch = Batch(
-            batch_id=batch_id,
-            key=key,
-            file_name=file_name,
-            client_name=client_name,
-            state=BatchState.VALIDATING,
-            created_at=now,
-            updated_at=now,
-        )
+        batch = self._new_batch(batch_id, key)
+        client_name, file_name = batch.client_name, batch.file_name
         if not self._states.claim(batch):
             logger.info("connect batch already claimed", extra={"batchId": batch_id})
             return {"batchId": batch_id, "outcome": "duplicate"}
@@ -295,6 +286,21 @@ class ConnectBatches:
 
     # --- the catch-all: a step failed ------------------------------------------------------------
 
+    def _new_batch(self, batch_id: str, key: str) -> Batch:
+        """The record of the upload ``key``'s batch as the step that claims it writes it."""
+        place = parse_upload_key(key)
+        client_name, file_name = place or ("", key.rsplit("/", 1)[-1])
+        now = self._clock.now()
+        return Batch(
+            batch_id=batch_id,
+            key=key,
+            file_name=file_name,
+            client_name=client_name,
+            state=BatchState.VALIDATING,
+            created_at=now,
+            updated_at=now,
+        )
+
     def fail(
         self,
         key: str,
@@ -313,18 +319,7 @@ class ConnectBatches:
         batch_id = batch_id_of(key, version_id or etag)
         batch = self._states.get(batch_id)
         if batch is None:  # the step failed before it could claim the batch: claim it now
-            place = parse_upload_key(key)
-            client_name, file_name = place or ("", key.rsplit("/", 1)[-1])
-            now = self._clock.now()
-            claimed = Batch(
-                batch_id=batch_id,
-                key=key,
-                file_name=file_name,
-                client_name=client_name,
-                state=BatchState.VALIDATING,
-                created_at=now,
-                updated_at=now,
-            )
+            claimed = self._new_batch(batch_id, key)
             batch = claimed if self._states.claim(claimed) else self._states.get(batch_id)
             if batch is None:
                 raise BatchNotFound(f"batch {batch_id} could not be claimed nor read")
