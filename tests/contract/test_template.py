@@ -255,6 +255,31 @@ def test_every_function_is_in_the_operations_concurrency_table() -> None:
         assert rows.get(name) == expected, name
 
 
+def test_the_reserved_total_the_docs_state_is_the_templates() -> None:
+    # Given what the functions reserve with ReservedConcurrency=enabled and the other defaults
+    defaults = template().parameter_defaults()
+    total = sum(
+        int(defaults["ConnectMaxConcurrency"]) if isinstance(reserved, dict) else reserved
+        for props in template().of_type("AWS::Serverless::Function").values()
+        for reserved in [props["ReservedConcurrentExecutions"]["Fn::If"][1]]
+    )
+    # (Lambda keeps 100 of the account's quota unreserved)
+    needed = total + 100
+    document = " ".join((ROOT / "docs" / "operations.md").read_text().split())
+    description = " ".join(template().document["Parameters"]["ReservedConcurrency"]["Description"].split())
+    samconfig = " ".join(line.lstrip("# ") for line in (ROOT / "samconfig.toml").read_text().splitlines())
+
+    # Then the operator is told the true figures, where they decide on reservations
+    assert f"the stack reserves {total} of the account's concurrency" in document
+    assert f"({total} in all); the account's Lambda concurrency quota" in document
+    assert document.count(f"at least {needed}") >= 2
+    assert f"{total} in all" in description
+    assert f"at least {needed}" in description
+    # and the config environments that turn reservations on say so too
+    assert f"{total} reserved in all" in samconfig
+    assert f"at least {needed} unreserved" in samconfig
+
+
 def test_every_checkov_skip_gives_its_reason() -> None:
     for name, resource in template().resources.items():
         for skip in resource.get("Metadata", {}).get("checkov", {}).get("skip", []):
