@@ -62,7 +62,7 @@ def test_environment_variables_match_settings() -> None:
 def test_no_function_of_the_template_is_told_it_runs_on_the_local_stack() -> None:
     # Given every variable the template gives any function, with placeholder values
     declared = {name: "1" for f in template().functions.values() for name in f.environment}
-    environment = declared | {"PHONEID_TIER": "production", "PHONEID_REGION": "US"}
+    environment = declared | {"PHONEID_TIER": "production", "PHONEID_REGION": "US", "CONNECT_TRANSPORT": "s3"}
 
     # Then none says "local stack" (only phoneid dev sets it), so webhooks never reach loopback on AWS
     assert LOCAL_STACK_VARIABLE not in declared
@@ -345,3 +345,53 @@ def test_every_alarm_is_on_the_dashboard() -> None:
     body = template().resources["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
     for name in template().of_type("AWS::CloudWatch::Alarm"):
         assert "${" + name + ".Arn}" in body, name
+
+
+def _references(value: Any) -> set[str]:
+    """The resources ``value`` names: ``Ref``, ``Fn::GetAtt`` and ``${Name...}`` in ``Fn::Sub``."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, argument in value.items():
+            if key == "Ref" and isinstance(argument, str):
+                found.add(argument)
+            elif key == "Fn::GetAtt":
+                found.add(argument[0])
+            elif key == "Fn::Sub":
+                text = argument if isinstance(argument, str) else argument[0]
+                found |= {name.split(".")[0] for name in re.findall(r"\$\{([^}!]+)\}", text)}
+            found |= _references(argument)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _references(item)
+    return found
+
+
+def _trusts_transfer(resource: dict[str, Any]) -> bool:
+    trust = resource.get("Properties", {}).get("AssumeRolePolicyDocument", {})
+    return "transfer.amazonaws.com" in json.dumps(trust)
+
+
+def test_no_transfer_family_resource_exists_unless_sftp_is_the_connect_transport() -> None:
+    # Given the template's Connect transport parameter and its SFTP condition
+    document = template().document
+    parameter = document["Parameters"]["ConnectTransport"]
+    assert parameter["Default"] == "s3"  # no always-on server unless a stack asks for one
+    assert sorted(parameter["AllowedValues"]) == ["none", "s3", "sftp"]
+    assert document["Conditions"]["ConnectOverSftp"] == {"Fn::Equals": [{"Ref": "ConnectTransport"}, "sftp"]}
+
+    # Then every Transfer Family resource and every role Transfer Family assumes is conditional on it
+    resources = template().resources
+    sftp_only = {
+        name
+        for name, resource in resources.items()
+        if resource["Type"].startswith("AWS::Transfer::") or _trusts_transfer(resource)
+    }
+    assert {"ConnectSftpServer", "ConnectSftpLoggingRole", "ConnectSftpUserRole"} <= sftp_only
+    for name in sftp_only:
+        assert resources[name].get("Condition") == "ConnectOverSftp", name
+    # And so is every resource or output that names one of them (a policy, an output, the
+    # dashboard), or the stack could not be created without them
+    named = {**resources, **{f"output {key}": value for key, value in document["Outputs"].items()}}
+    for name, entry in named.items():
+        if _references({key: value for key, value in entry.items() if key != "Condition"}) & sftp_only:
+            assert entry.get("Condition") == "ConnectOverSftp", name

@@ -1,6 +1,6 @@
-"""Connect over SFTP on the local stack, as a client does it: onboard with the CLI, then the stock
-OpenSSH `sftp` client puts a batch file into /upload and lists /download, and cannot go anywhere else;
-`phoneid connect submit` does the round trip in one command."""
+"""Connect over SFTP on the local stack (ConnectTransport=sftp), as a client does it: onboard with the
+CLI, then the stock OpenSSH `sftp` client puts a batch file into /upload and lists /download, and
+cannot go anywhere else; `phoneid connect submit` does the round trip in one command."""
 
 from __future__ import annotations
 
@@ -35,7 +35,9 @@ class SftpClient:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
-    server = start_dev_server(tmp_path_factory.mktemp("connect-sftp"), PHONEID_SFTP_PORT="0")
+    server = start_dev_server(
+        tmp_path_factory.mktemp("connect-sftp"), PHONEID_CONNECT_TRANSPORT="sftp", PHONEID_SFTP_PORT="0"
+    )
     yield server
     if server.process.poll() is None:
         server.stop()
@@ -105,9 +107,11 @@ def clients(stack: DevServer, tmp_path_factory: pytest.TempPathFactory) -> tuple
     return _onboard(stack, directory, "acme"), _onboard(stack, directory, "beta")
 
 
-def test_the_banner_and_state_name_the_sftp_server(state: dict[str, Any]) -> None:
+def test_the_banner_and_state_name_the_sftp_server(stack: DevServer, state: dict[str, Any]) -> None:
+    assert state["connectTransport"] == "sftp"
     assert state["sftp"]["host"] == "127.0.0.1"
     assert state["sftp"]["port"] > 0
+    assert f"SFTP (Connect) sftp -P {state['sftp']['port']} CLIENT_NAME@127.0.0.1" in stack.output()
 
 
 def test_a_client_puts_a_file_into_upload_and_lists_its_directories(

@@ -22,12 +22,13 @@ def test_the_root_page_says_where_everything_is(dev_server: DevServer, http: htt
     # When a person opens the root in a browser
     page = http.get("/", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
 
-    # Then it is a page linking to everything, with the SFTP and AWS addresses
+    # Then it is a page linking to everything, with how Connect files come (the default transport,
+    # s3: a URL per file) and the AWS address
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     for path in ("/demo/", "/docs", "/openapi.json", "/_local/outbox"):
         assert f'href="{base}{path}"' in page.text
-    assert f"sftp -P {state['sftp']['port']} CLIENT_NAME@{state['sftp']['host']}" in page.text
+    assert "phoneid connect upload-url CLIENT_ID FILE --local" in page.text
     assert f"AWS_ENDPOINT_URL={state['awsEndpointUrl']}" in page.text
 
 
@@ -47,7 +48,8 @@ def test_the_root_gives_the_same_facts_as_json(dev_server: DevServer, http: http
         "openapi": f"{base}/openapi.json",
         "outbox": f"{base}/_local/outbox",
         "sdk": f"{base}/sdk/phoneid.js",
-        "sftp": {"host": state["sftp"]["host"], "port": state["sftp"]["port"]},
+        "connectTransport": "s3",
+        "sftp": None,
         "awsEndpointUrl": state["awsEndpointUrl"],
     }
 

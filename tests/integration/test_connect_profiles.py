@@ -1,5 +1,6 @@
-"""Connect profiles on moto (ConnectProfilesTable as template.yaml declares it) and the Transfer Family
-calls of onboarding in AWS (moto's Transfer: create, describe and delete user, import SSH keys)."""
+"""Connect profiles on moto (ConnectProfilesTable as template.yaml declares it), the Transfer Family
+calls of onboarding in AWS (moto's Transfer: create, describe and delete user, import SSH keys), and
+the operator's CLI against a deployed stack of each transport."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import boto3
 import pytest
+import requests
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from moto import mock_aws
@@ -20,6 +23,7 @@ from phoneid import cli
 from phoneid.adapters.dynamodb import DynamoClientStore
 from phoneid.adapters.dynamodb.connect_profiles import ClientNameTaken, DynamoConnectProfiles
 from phoneid.adapters.transfer import SftpProvisioningFailed, TransferSftpUsers
+from phoneid.dev import workflows
 from phoneid.dev.template import template
 from phoneid.domain.clients import Client, Solution
 from phoneid.domain.connect import ConnectProfile
@@ -265,7 +269,7 @@ def test_the_cli_onboards_and_removes_with_the_stacks_transfer_server(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # Given a deployed stack (here: provisioned on moto) with its SFTP server and outputs
-    api = make_api(tier="production")
+    api = make_api(tier="production", parameters={"ConnectTransport": "sftp"})
     client_id = api.create_client(solution=Solution.VERIFIED_USER).client_id
     transfer = boto3.client("transfer")
     server_id = transfer.create_server(IdentityProviderType="SERVICE_MANAGED", Protocols=["SFTP"])["ServerId"]
@@ -302,3 +306,95 @@ def test_the_cli_onboards_and_removes_with_the_stacks_transfer_server(
     with pytest.raises(transfer.exceptions.ClientError):
         transfer.describe_user(ServerId=server_id, UserName="acme")
     assert api.container.connect_profiles.get_by_client(client_id) is None
+
+
+def test_the_cli_on_an_s3_stack_onboards_without_sftp_and_issues_urls_that_run_a_batch(
+    make_api: Callable[..., Api],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Given a deployed stack of the default transport (s3: no SFTP server, no SFTP outputs)
+    monkeypatch.setattr(workflows, "retry_delay_scale", 0.0)
+    api = make_api(tier="production")
+    client_id = api.create_client(solution=Solution.VERIFIED_USER).client_id
+    monkeypatch.setattr(cli, "_deployed_environment", lambda name: api.stack.environment())
+
+    def no_outputs(name: str) -> dict[str, str]:
+        raise AssertionError("an s3 stack has no SFTP server to read")
+
+    monkeypatch.setattr(cli, "_stack_outputs", no_outputs)
+    bucket = api.stack.physical_ids["ConnectBucket"]
+    name = "acme_US_verifiedUser_20260101120000.csv"
+
+    # When the operator onboards the client (no SSH key) and asks for a file's URLs, valid 2 hours
+    onboarded = cli.main(
+        [
+            "connect",
+            "onboard",
+            client_id,
+            "--name",
+            "acme",
+            "--type",
+            "verifiedUser",
+            "--stack",
+            "prod",
+            "--json",
+        ]
+    )
+    printed = json.loads(capsys.readouterr().out)
+    issued = cli.main(
+        ["connect", "upload-url", client_id, name, "--expires", "2h", "--stack", "prod", "--json"]
+    )
+    out, err = capsys.readouterr()
+    urls = json.loads(out)
+
+    # Then the client has a profile and no login, and the URLs are SigV4, valid 2 hours, signing only
+    # the host: one PUT of the file's key under its upload prefix in the stack's bucket
+    assert (onboarded, issued) == (0, 0)
+    assert printed["transport"] == "s3"
+    assert "sftp" not in printed
+    assert "ssh_keys" not in printed
+    assert urls["key"] == f"clients/acme/upload/{name}"
+    put = urlsplit(urls["upload"]["url"])
+    query = parse_qs(put.query)
+    assert (put.scheme, put.hostname, put.path) == ("https", f"{bucket}.s3.amazonaws.com", f"/{urls['key']}")
+    assert query["X-Amz-Algorithm"] == ["AWS4-HMAC-SHA256"]
+    assert query["X-Amz-Expires"] == ["7200"]
+    assert query["X-Amz-SignedHeaders"] == ["host"]
+    # And signed with session credentials, the operator is told the URLs end with the session
+    assert "stop working when that session ends" in err
+
+    # When the client PUTs a batch file to its URL with a plain HTTP client (moto answers `requests`)
+    enroll_key = printed["enroll_key"]
+    body = f"H,{enroll_key},verifiedUser\r\nD,+12025550112,Lena,Ortiz,cust-1\r\nT,1\r\n".encode()
+    assert requests.put(urls["upload"]["url"], data=body, timeout=30).status_code == 200
+    workflows.wait(api.stack.physical_ids["ConnectStateMachine"], timeout=60, at_least=1)
+
+    # Then the file is stored under the bucket's own key, the batch ran, and the results' URLs give
+    # the output and error files; the rejected one does not exist
+    stored = boto3.client("s3").head_object(Bucket=bucket, Key=urls["key"])
+    assert stored["ServerSideEncryption"] == "aws:kms"
+    results = {kind: requests.get(spec["url"], timeout=30) for kind, spec in urls["results"].items()}
+    assert results["output"].status_code == 200
+    assert results["output"].text.startswith("H\r\nD,+12025550112,Lena,Ortiz,cust-1")
+    assert results["errors"].text == "H,verifiedUser\r\nT,0\r\n"
+    assert results["rejected"].status_code == 404
+
+
+@pytest.mark.parametrize("transport", ["sftp", "none"])
+def test_only_an_s3_stack_issues_urls(
+    transport: str,
+    make_api: Callable[..., Api],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    api = make_api(parameters={"ConnectTransport": transport})
+    client_id = api.create_client(solution=Solution.VERIFIED_USER).client_id
+    monkeypatch.setattr(cli, "_deployed_environment", lambda name: api.stack.environment())
+
+    refused = cli.main(
+        ["connect", "upload-url", client_id, "acme_US_verifiedUser_20260101120000.csv", "--stack", "x"]
+    )
+
+    assert refused == 2
+    assert f"Connect transport is {transport}" in capsys.readouterr().err

@@ -117,6 +117,25 @@ def test_a_short_seeded_secret_at_dev_is_one_line(
     )
 
 
+def test_an_unknown_connect_transport_at_dev_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a misspelt transport in the environment (the stack would not start: nothing is served)
+    from phoneid.dev import server
+
+    monkeypatch.setenv("PHONEID_CONNECT_TRANSPORT", "ftp")
+    monkeypatch.setattr(server, "serve", lambda **_: pytest.fail("the stack must not start"))
+
+    # When the user starts the stack
+    code = main(["dev"])
+
+    # Then the variable is named, with its choices
+    assert code == 2
+    assert one_line(capsys.readouterr().err) == (
+        "PHONEID_CONNECT_TRANSPORT='ftp': use s3, sftp or none (or unset it)"
+    )
+
+
 def test_a_reader_that_stops_early_ends_the_output_quietly() -> None:
     # Given a pipe whose reader is already gone (as `| head` once it has its lines)
     read_end, write_end = os.pipe()

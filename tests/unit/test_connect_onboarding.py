@@ -5,13 +5,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import astuple, replace
+from datetime import timedelta
+from typing import Literal
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from phoneid.domain.clients import Client, Solution
-from phoneid.domain.connect import ConnectProfile
+from phoneid.domain.connect import ConnectProfile, ConnectTransport
 from phoneid.domain.credentials import hash_secret, verify_secret
 from phoneid.services.connect_onboarding import (
     ConnectOnboarding,
@@ -87,13 +89,31 @@ def rsa_key(bits: int) -> str:
     return public.public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH).decode()
 
 
+class SigningUrls:
+    """Stands for S3's presigning: the URL names what was signed, so a test can read it back."""
+
+    def __init__(self) -> None:
+        self.signed: list[tuple[str, str, int]] = []
+
+    def url(self, method: Literal["PUT", "GET"], key: str, expires_in: int) -> str:
+        self.signed.append((method, key, expires_in))
+        return f"https://bucket.example/{key}?method={method}&expires={expires_in}"
+
+
 class World:
-    def __init__(self, transfer: RecordingSftpUsers | None = None) -> None:
+    def __init__(
+        self,
+        transfer: RecordingSftpUsers | None = None,
+        transport: ConnectTransport = ConnectTransport.SFTP,
+    ) -> None:
         self.clock = FakeClock()
         self.clients = InMemoryClientStore()
         self.profiles = InMemoryConnectProfiles()
         self.transfer = transfer
-        self.onboarding = ConnectOnboarding(self.profiles, self.clients, self.clock, transfer=transfer)
+        self.urls = SigningUrls()
+        self.onboarding = ConnectOnboarding(
+            self.profiles, self.clients, self.clock, transfer=transfer, transport=transport, urls=self.urls
+        )
 
     def client(self, client_id: str = "client-1", enabled: bool = True) -> Client:
         client = Client(
@@ -384,3 +404,159 @@ def test_submit_shows_verification_progress_as_a_bar() -> None:
     assert _bar(0, 800) == "[..............................] 0/800 chunks"
     assert _bar(400, 800) == "[###############...............] 400/800 chunks"
     assert _bar(801, 800) == "[##############################] 801/800 chunks"
+
+
+# --- the transport: what a client gets to send files with ------------------------------------------
+
+
+@pytest.mark.parametrize("transport", [ConnectTransport.S3, ConnectTransport.NONE])
+def test_without_sftp_onboarding_needs_no_key_and_creates_no_sftp_user(transport: ConnectTransport) -> None:
+    # Given a stack whose transport is not SFTP (a Transfer Family client at hand all the same)
+    transfer = RecordingSftpUsers()
+    world = World(transfer, transport)
+    world.client()
+
+    # When a client is onboarded without SSH keys, with a two-character name, then removed
+    profile, enroll_key = world.onboarding.onboard("client-1", "ab", ["verifiedUser"], emails=["ops@ab.io"])
+    created = dict(transfer.users)
+    world.onboarding.remove("client-1")
+
+    # Then it had a profile and an Enroll Key but no login anywhere
+    assert profile.ssh_public_keys == ()
+    assert verify_secret(enroll_key, profile.enroll_key_hash)
+    assert created == {}
+    assert world.profiles.get_by_client("client-1") is None
+
+
+@pytest.mark.parametrize("transport", [ConnectTransport.S3, ConnectTransport.NONE])
+def test_without_sftp_ssh_keys_are_refused(transport: ConnectTransport) -> None:
+    world = World(RecordingSftpUsers(), transport)
+    world.client()
+
+    with pytest.raises(InvalidConnectSpec, match=f"transport is {transport.value} .*without --ssh-key"):
+        world.onboarding.onboard("client-1", "acme", ["verifiedUser"], [ed25519_key()])
+
+    assert world.profiles.by_name == {}
+
+
+def s3_world() -> World:
+    world = World(transport=ConnectTransport.S3)
+    world.client()
+    world.onboarding.onboard("client-1", "acme", ["verifiedUser"])
+    return world
+
+
+def test_urls_put_the_file_under_the_clients_upload_prefix_and_get_its_results() -> None:
+    # Given an S3 stack and an onboarded client
+    world = s3_world()
+    name = "acme_US_verifiedUser_20260101120000.csv"
+
+    # When the operator asks for the URLs of one of its files, valid for 2 hours
+    issued = world.onboarding.batch_urls("client-1", name, timedelta(hours=2))
+
+    # Then one PUT of exactly the upload key, and a GET of each result file, all valid 2 hours
+    assert issued.key == f"clients/acme/upload/{name}"
+    assert issued.upload == f"https://bucket.example/clients/acme/upload/{name}?method=PUT&expires=7200"
+    assert issued.expires_at == world.clock.now() + timedelta(hours=2)
+    stem = name.removesuffix(".csv")
+    assert {kind: file for kind, (file, _) in issued.results.items()} == {
+        "output": f"{stem}_output.csv",
+        "errors": f"{stem}_errors.csv",
+        "rejected": f"{stem}_rejected.csv",
+    }
+    assert sorted(world.urls.signed) == sorted(
+        [("PUT", f"clients/acme/upload/{name}", 7200)]
+        + [
+            ("GET", f"clients/acme/download/{stem}_{kind}.csv", 7200)
+            for kind in ("output", "errors", "rejected")
+        ]
+    )
+
+
+def test_download_urls_sign_no_upload() -> None:
+    world = s3_world()
+
+    issued = world.onboarding.batch_urls(
+        "client-1", "acme_INTL_verifiedUser_20260101120000.csv", upload=False
+    )
+
+    assert issued.upload is None
+    assert {method for method, _, _ in world.urls.signed} == {"GET"}
+    assert {seconds for _, _, seconds in world.urls.signed} == {24 * 3600}  # the default lifetime
+
+
+@pytest.mark.parametrize(
+    ("file_name", "refusal"),
+    [
+        ("acme_US_verifiedUser_2026.csv", "expected acme_"),
+        ("acme_US_verifiedUser_20260101120000.CSV", "expected acme_"),
+        ("beta_US_verifiedUser_20260101120000.csv", "is for client 'beta'"),
+        ("acme_US_humanAssurance_20260101120000.csv", "may send verifiedUser, not humanAssurance"),
+    ],
+)
+def test_a_file_the_workflow_would_reject_gets_no_url(file_name: str, refusal: str) -> None:
+    world = s3_world()
+
+    with pytest.raises(InvalidConnectSpec, match=refusal):
+        world.onboarding.batch_urls("client-1", file_name)
+
+    assert world.urls.signed == []
+
+
+@pytest.mark.parametrize("lifetime", [timedelta(seconds=59), timedelta(days=7, seconds=1)])
+def test_a_url_lives_a_minute_to_seven_days(lifetime: timedelta) -> None:
+    world = s3_world()
+
+    with pytest.raises(InvalidConnectSpec, match="a minute to 7 days"):
+        world.onboarding.batch_urls("client-1", "acme_US_verifiedUser_20260101120000.csv", lifetime)
+
+    world.onboarding.batch_urls("client-1", "acme_US_verifiedUser_20260101120000.csv", timedelta(days=7))
+    assert world.urls.signed[0][2] == 7 * 24 * 3600
+
+
+def test_urls_need_an_onboarded_enabled_client() -> None:
+    world = s3_world()
+    name = "acme_US_verifiedUser_20260101120000.csv"
+
+    with pytest.raises(NotOnboarded):
+        world.onboarding.batch_urls("client-2", name)
+    world.client(enabled=False)
+    with pytest.raises(InvalidConnectSpec, match="disabled"):
+        world.onboarding.batch_urls("client-1", name)
+    assert world.urls.signed == []
+
+
+@pytest.mark.parametrize(
+    ("transport", "refusal"),
+    [(ConnectTransport.SFTP, "put files over SFTP"), (ConnectTransport.NONE, "issues no upload URLs")],
+)
+def test_only_an_s3_stack_issues_urls(transport: ConnectTransport, refusal: str) -> None:
+    world = World(transport=transport)
+    world.client()
+    world.onboarding.onboard(
+        "client-1", "acme", ["verifiedUser"], [ed25519_key()] if transport is ConnectTransport.SFTP else []
+    )
+
+    with pytest.raises(InvalidConnectSpec, match=refusal):
+        world.onboarding.batch_urls("client-1", "acme_US_verifiedUser_20260101120000.csv")
+
+    assert world.urls.signed == []
+
+
+@pytest.mark.parametrize(
+    ("written", "seconds"), [("15m", 900), ("24h", 86400), ("7d", 604800), ("3600", 3600), ("2H", 7200)]
+)
+def test_a_urls_lifetime_is_a_number_and_a_unit(written: str, seconds: int) -> None:
+    from phoneid.cli import url_lifetime
+
+    assert url_lifetime(written) == timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize("written", ["", "h", "1w", "-5m", "1.5h", "one day"])
+def test_anything_else_is_not_a_lifetime(written: str) -> None:
+    from argparse import ArgumentTypeError
+
+    from phoneid.cli import url_lifetime
+
+    with pytest.raises(ArgumentTypeError, match="not a duration"):
+        url_lifetime(written)

@@ -14,6 +14,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from phoneid.dev.pages import page_routes
+from phoneid.domain.connect import ConnectTransport
 
 BASE = "http://127.0.0.1:3000"
 DEV: Any = SimpleNamespace(
@@ -21,6 +22,7 @@ DEV: Any = SimpleNamespace(
     tier="sandbox",
     region="US",
     moto=SimpleNamespace(endpoint_url="http://127.0.0.1:45001"),
+    connect_transport=ConnectTransport.SFTP,
     sftp=SimpleNamespace(host="127.0.0.1", port=2222),
 )
 
@@ -32,8 +34,8 @@ async def _gateway(request: Any) -> PlainTextResponse:
 class Client:
     """The pages' routes in front of a stand-in for the gateway emulation, called in-process."""
 
-    def __init__(self, bundle: Path) -> None:
-        routes = [*page_routes(DEV, bundle=bundle), Route("/{path:path}", _gateway, methods=["GET", "POST"])]
+    def __init__(self, bundle: Path, dev: Any = DEV) -> None:
+        routes = [*page_routes(dev, bundle=bundle), Route("/{path:path}", _gateway, methods=["GET", "POST"])]
         self.app = Starlette(routes=routes)
 
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
@@ -85,9 +87,35 @@ def test_the_root_answers_json_to_who_asks_for_it(client: Client) -> None:
         "openapi": f"{BASE}/openapi.json",
         "outbox": f"{BASE}/_local/outbox",
         "sdk": f"{BASE}/sdk/phoneid.js",
+        "connectTransport": "sftp",
         "sftp": {"host": "127.0.0.1", "port": 2222},
         "awsEndpointUrl": "http://127.0.0.1:45001",
     }
+
+
+@pytest.mark.parametrize(
+    ("transport", "shown"),
+    [
+        (ConnectTransport.S3, "phoneid connect upload-url CLIENT_ID FILE --local"),
+        (ConnectTransport.NONE, "no client transport: <code>phoneid connect submit FILE --local"),
+    ],
+)
+def test_without_sftp_the_root_says_how_connect_files_come_instead(
+    tmp_path: Path, transport: ConnectTransport, shown: str
+) -> None:
+    # Given a stack whose Connect transport is not SFTP: no SFTP server runs
+    bundle = tmp_path / "redoc.standalone.js"
+    bundle.write_text("/* redoc */")
+    client = Client(bundle, SimpleNamespace(**{**vars(DEV), "connect_transport": transport, "sftp": None}))
+
+    page = client.get("/", headers={"Accept": "text/html"})
+    facts = client.get("/", headers={"Accept": "application/json"}).json()
+
+    # Then the page shows that transport's way in, and no SFTP address
+    assert f"Connect ({transport.value})" in page.text
+    assert shown in page.text
+    assert "sftp -P" not in page.text
+    assert (facts["connectTransport"], facts["sftp"]) == (transport.value, None)
 
 
 def test_only_get_and_head_of_the_root_are_the_page(client: Client) -> None:

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from phoneid.services.budget import SendBudget
     from phoneid.services.clients import ClientAdmin
     from phoneid.services.connect import ConnectBatches
-    from phoneid.services.connect_onboarding import ConnectOnboarding, SftpUsers
+    from phoneid.services.connect_onboarding import ConnectOnboarding, PresignedUrls, SftpUsers
     from phoneid.services.devicekeys import DeviceKeyClient
     from phoneid.services.identities import IdentityImport
     from phoneid.services.identity_manager import IdentityManager
@@ -663,10 +663,26 @@ class Container:
         return None
 
     @cached_property
+    def presigned_urls(self) -> PresignedUrls:
+        """URLs of the Connect bucket signed with this process's credentials (the operator's CLI)."""
+        from phoneid.adapters.s3_urls import S3PresignedUrls, signing_client
+
+        return S3PresignedUrls(signing_client(), self.settings.connect_bucket)
+
+    @cached_property
     def connect_onboarding(self) -> ConnectOnboarding:
+        from phoneid.domain.connect import ConnectTransport
         from phoneid.services.connect_onboarding import ConnectOnboarding
 
-        return ConnectOnboarding(self.connect_profiles, self.clients, self.clock, transfer=self.sftp_users)
+        transport = self.settings.connect_transport
+        return ConnectOnboarding(
+            self.connect_profiles,
+            self.clients,
+            self.clock,
+            transfer=self.sftp_users,
+            transport=transport,
+            urls=self.presigned_urls if transport is ConnectTransport.S3 else None,
+        )
 
     # --- Connect batches (the workflow's steps) ----------------------------------------------
 

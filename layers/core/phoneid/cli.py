@@ -266,8 +266,19 @@ def _dev(args: argparse.Namespace) -> int:
             "Anyone on this network can reach this stack and its test credentials.",
             file=sys.stderr,
         )
+    if args.connect_transport not in (None, "s3", "sftp", "none"):
+        raise _CommandError(
+            f"PHONEID_CONNECT_TRANSPORT={args.connect_transport!r}: use s3, sftp or none (or unset it)"
+        )
     try:
-        serve(host=args.host, port=args.port, tier=args.tier, region=args.region, base_url=base_url)
+        serve(
+            host=args.host,
+            port=args.port,
+            tier=args.tier,
+            region=args.region,
+            base_url=base_url,
+            connect_transport=args.connect_transport,
+        )
     except InvalidClientSpec as error:  # only the seeded client can be refused
         raise _CommandError(
             f"PHONEID_CLIENT_SECRET: {error}: set a longer one, or unset PHONEID_CLIENT_ID and "
@@ -728,31 +739,67 @@ def _sftp_address(args: argparse.Namespace, client_name: str) -> str:
 def _connect(args: argparse.Namespace, action: Any) -> int:
     """Run ``action(onboarding)`` on the chosen stack (operator mistakes: one line, exit code 2; main)."""
     from phoneid import bootstrap
+    from phoneid.domain.connect import ConnectTransport
 
     _target(args)
-    if getattr(args, "stack", None) and args.run in (_connect_onboard, _connect_remove):
+    sftp = bootstrap.container().settings.connect_transport is ConnectTransport.SFTP
+    if sftp and getattr(args, "stack", None) and args.run in (_connect_onboard, _connect_remove):
         bootstrap.override(sftp_users=_sftp_users(args.stack))
     code: int = action(bootstrap.container().connect_onboarding)
     return code
 
 
-def _profile_data(profile: Any) -> dict[str, Any]:
+def _profile_data(profile: Any, args: argparse.Namespace, transport: Any) -> dict[str, Any]:
+    """The profile as shown, with how the client sends files on this stack's transport."""
+    from phoneid.domain.connect import ConnectTransport
     from phoneid.services.connect_onboarding import ssh_key_fingerprint
 
-    return {
+    name = profile.client_name
+    data: dict[str, Any] = {
         "client_id": profile.client_id,
-        "client_name": profile.client_name,
+        "client_name": name,
         "types": sorted(profile.types),
         "emails": list(profile.emails),
-        # As `ssh-keygen -l` shows them: fingerprint, then the key type and its comment.
-        "ssh_keys": [
-            f"{ssh_key_fingerprint(key)} ({' '.join(key.split()[:1] + key.split()[2:])})"
-            for key in profile.ssh_public_keys
-        ],
-        "upload": f"/upload  (clients/{profile.client_name}/upload/ in the Connect bucket)",
-        "download": f"/download  (clients/{profile.client_name}/download/)",
-        "created_at": profile.created_at.isoformat() if profile.created_at else None,
+        "transport": transport.value,
     }
+    if transport is ConnectTransport.SFTP:
+        data |= {
+            # As `ssh-keygen -l` shows them: fingerprint, then the key type and its comment.
+            "ssh_keys": [
+                f"{ssh_key_fingerprint(key)} ({' '.join(key.split()[:1] + key.split()[2:])})"
+                for key in profile.ssh_public_keys
+            ],
+            "upload": f"/upload  (clients/{name}/upload/ in the Connect bucket)",
+            "download": f"/download  (clients/{name}/download/)",
+        }
+    elif transport is ConnectTransport.S3:
+        where = _where(args)
+        data |= {
+            "upload": f"clients/{name}/upload/ in the Connect bucket: a URL per file "
+            f"(phoneid connect upload-url {profile.client_id} FILE{where})",
+            "download": f"clients/{name}/download/: the results' URLs come with it "
+            f"(or phoneid connect download-url {profile.client_id} FILE{where})",
+        }
+    else:
+        data |= {
+            "upload": f"clients/{name}/upload/ in the Connect bucket: no client transport "
+            "(only files the operator puts there run)",
+            "download": f"clients/{name}/download/",
+        }
+    data["created_at"] = profile.created_at.isoformat() if profile.created_at else None
+    if transport is ConnectTransport.SFTP:
+        data["sftp"] = _sftp_address(args, name)
+    return data
+
+
+def _where(args: argparse.Namespace) -> str:
+    """The target options a follow-up command needs: `` --stack NAME``, `` --local``."""
+    if getattr(args, "stack", None):
+        return f" --stack {args.stack}"
+    local = getattr(args, "local", None)
+    if local is True:
+        return " --local"
+    return f" --local {local}" if local is not None else ""
 
 
 def _profile_lines(data: dict[str, Any]) -> list[str]:
@@ -791,10 +838,10 @@ def _connect_onboard(args: argparse.Namespace) -> int:
             args.client_id,
             name=args.name,
             types=args.type.split(","),
-            ssh_keys=_read_ssh_keys(args.ssh_key),
+            ssh_keys=_read_ssh_keys(args.ssh_key or ()),
             emails=emails,
         )
-        data = {**_profile_data(profile), "sftp": _sftp_address(args, profile.client_name)}
+        data = _profile_data(profile, args, onboarding.transport)
         data["enroll_key"] = enroll_key
         _print(data, args.json, [*_profile_lines(data), _KEY_NOTE])
         return 0
@@ -822,8 +869,7 @@ def _connect_rotate_key(args: argparse.Namespace) -> int:
 
 def _connect_show(args: argparse.Namespace) -> int:
     def run(onboarding: Any) -> int:
-        data = {**_profile_data(onboarding.show(args.client_id)), "sftp": None}
-        data["sftp"] = _sftp_address(args, data["client_name"])
+        data = _profile_data(onboarding.show(args.client_id), args, onboarding.transport)
         _print(
             data,
             args.json,
@@ -837,13 +883,87 @@ def _connect_show(args: argparse.Namespace) -> int:
 def _connect_remove(args: argparse.Namespace) -> int:
     def run(onboarding: Any) -> int:
         profile = onboarding.remove(args.client_id)
+        login = " and SFTP login" if profile.ssh_public_keys else ""
         print(
-            f"{profile.client_id}: Connect removed ({profile.client_name}: profile, Enroll Key and "
-            "SFTP login); its files stay in the bucket until their retention ends"
+            f"{profile.client_id}: Connect removed ({profile.client_name}: profile, Enroll Key{login}); "
+            "its files stay in the bucket until their retention ends"
         )
         return 0
 
     return _connect(args, run)
+
+
+def url_lifetime(value: str) -> Any:
+    """``--expires``: a number and a unit, ``90m``, ``24h``, ``7d`` (a bare number is seconds)."""
+    from datetime import timedelta
+
+    text = value.strip().lower()
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    number, unit = (text[:-1], text[-1]) if text[-1:] in units else (text, "s")
+    if not number.isdigit():
+        raise argparse.ArgumentTypeError(f"{value!r} is not a duration such as 15m, 24h or 7d")
+    return timedelta(seconds=int(number) * units[unit])
+
+
+def _connect_urls(args: argparse.Namespace, *, upload: bool) -> int:
+    def run(onboarding: Any) -> int:
+        issued = onboarding.batch_urls(args.client_id, Path(args.file).name, args.expires, upload=upload)
+        data: dict[str, Any] = {
+            "client_id": issued.profile.client_id,
+            "client_name": issued.profile.client_name,
+            "file_name": issued.file_name,
+            "key": issued.key,
+            "expires_at": issued.expires_at.isoformat(),
+        }
+        if issued.upload is not None:
+            data["upload"] = {"method": "PUT", "url": issued.upload}
+        data["results"] = {
+            kind: {"file_name": name, "method": "GET", "url": url}
+            for kind, (name, url) in issued.results.items()
+        }
+        lines = [f"{name}: {data[name]}" for name in ("client_name", "file_name", "key", "expires_at")]
+        if issued.upload is not None:
+            lines += [
+                "",
+                f"upload (PUT, no headers needed): {issued.upload}",
+                f"  curl --fail -T {issued.file_name} '{issued.upload}'",
+            ]
+        lines += ["", "results (GET; 403 or 404 until the batch has written them):"]
+        lines += [f"  {name}: {url}" for name, url in issued.results.values()]
+        lines += [
+            "",
+            "(the batch is finished when its errors or its rejected file is there: the output is "
+            "written before the errors file)",
+        ]
+        _print(data, args.json, lines)
+        if _signed_with_session_credentials(args):
+            print(
+                "phoneid: note: signed with temporary credentials (a role or SSO session): the URLs stop "
+                "working when that session ends, even before expires_at",
+                file=sys.stderr,
+            )
+        return 0
+
+    return _connect(args, run)
+
+
+def _connect_upload_url(args: argparse.Namespace) -> int:
+    return _connect_urls(args, upload=True)
+
+
+def _connect_download_url(args: argparse.Namespace) -> int:
+    return _connect_urls(args, upload=False)
+
+
+def _signed_with_session_credentials(args: argparse.Namespace) -> bool:
+    """Whether the URLs were signed with temporary credentials (not on the local stack, whose moto
+    checks neither signatures nor expiry)."""
+    if getattr(args, "local", None) is not None:
+        return False
+    import boto3
+
+    credentials = boto3.Session().get_credentials()
+    return bool(credentials is not None and credentials.token)
 
 
 def _batch_data(batch: Batch) -> dict[str, Any]:
@@ -1062,6 +1182,13 @@ def parser() -> argparse.ArgumentParser:
         "--tier", choices=["sandbox", "production"], default=os.environ.get("PHONEID_TIER", "sandbox")
     )
     dev.add_argument("--region", choices=["US", "EU"], default=os.environ.get("PHONEID_REGION", "US"))
+    dev.add_argument(
+        "--connect-transport",
+        choices=["s3", "sftp", "none"],
+        default=os.environ.get("PHONEID_CONNECT_TRANSPORT") or None,
+        help="how Connect clients send files, as the template's ConnectTransport (default: the "
+        "template's, s3; PHONEID_CONNECT_TRANSPORT sets it too)",
+    )
     dev.set_defaults(run=_dev)
 
     def targeted(sub: argparse.ArgumentParser) -> None:
@@ -1176,19 +1303,21 @@ def parser() -> argparse.ArgumentParser:
         dest="action", required=True
     )
     onboard = connect.add_parser(
-        "onboard", help="provision Connect for a client: Enroll Key (shown once), types, SFTP login, emails"
+        "onboard", help="provision Connect for a client: Enroll Key (shown once), types, emails, SFTP login"
     )
     onboard.add_argument("client_id")
-    onboard.add_argument("--name", required=True, help="client name: file-name prefix and SFTP user (acme)")
+    onboard.add_argument(
+        "--name", required=True, help="client name: file-name prefix, S3 prefix and SFTP user (acme)"
+    )
     onboard.add_argument(
         "--type", required=True, metavar="TYPES", help="verifiedUser, humanAssurance or both, comma-separated"
     )
     onboard.add_argument(
         "--ssh-key",
         action="append",
-        required=True,
         metavar="FILE",
-        help="an OpenSSH public key file (e.g. ~/.ssh/id_ed25519.pub); repeat for more",
+        help="SFTP stacks only (needed there): an OpenSSH public key file (e.g. ~/.ssh/id_ed25519.pub); "
+        "repeat for more",
     )
     onboard.add_argument(
         "--email",
@@ -1205,6 +1334,26 @@ def parser() -> argparse.ArgumentParser:
     ):
         sub = connect.add_parser(action, help=helped)
         sub.add_argument("client_id")
+        targeted(sub)
+        sub.set_defaults(run=run)
+    for action, helped, run in (
+        (
+            "upload-url",
+            "s3 stacks: a URL to PUT one batch file, and URLs to GET its results",
+            _connect_upload_url,
+        ),
+        ("download-url", "s3 stacks: URLs to GET one batch file's results", _connect_download_url),
+    ):
+        sub = connect.add_parser(action, help=helped)
+        sub.add_argument("client_id")
+        sub.add_argument("file", help="the batch file (its name is enough: acme_US_verifiedUser_...csv)")
+        sub.add_argument(
+            "--expires",
+            type=url_lifetime,
+            default=url_lifetime("24h"),
+            metavar="DURATION",
+            help="how long the URLs work: 15m, 24h (the default), 7d at most",
+        )
         targeted(sub)
         sub.set_defaults(run=run)
     status = connect.add_parser("status", help="the state of recent batches, or of one file's batches")

@@ -13,6 +13,7 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict, Field
 
 from phoneid.domain.clients import Tier
+from phoneid.domain.connect import ConnectTransport
 from phoneid.domain.phone import Region
 
 # Set by the local stack in the environment it gives the functions, never by the template.
@@ -44,6 +45,8 @@ class Settings(BaseModel):
     connect_email_sender: str = Field(alias="CONNECT_EMAIL_SENDER")
     # Comma-separated; told when a batch fails or a file comes under an unknown client.
     connect_operator_emails: str = Field(default="", alias="CONNECT_OPERATOR_EMAILS")
+    # How clients send files (s3, sftp, none): what onboarding provisions and the CLI issues.
+    connect_transport: ConnectTransport = Field(alias="CONNECT_TRANSPORT")
 
     @property
     def operator_emails(self) -> tuple[str, ...]:

@@ -57,7 +57,8 @@ def local_facts(dev: DevStack) -> dict[str, Any]:
         "openapi": f"{base}/openapi.json",
         "outbox": f"{base}/_local/outbox",
         "sdk": f"{base}/sdk/phoneid.js",
-        "sftp": {"host": dev.sftp.host, "port": dev.sftp.port},
+        "connectTransport": dev.connect_transport.value,
+        "sftp": {"host": dev.sftp.host, "port": dev.sftp.port} if dev.sftp is not None else None,
         "awsEndpointUrl": dev.moto.endpoint_url,
     }
 
@@ -66,8 +67,23 @@ def _link(url: str) -> str:
     return f'<a href="{html.escape(url)}">{html.escape(url)}</a>'
 
 
-def root_page(facts: dict[str, Any]) -> str:
+def _connect_row(facts: dict[str, Any]) -> tuple[str, str]:
+    """How Connect clients send files on this stack (its ConnectTransport)."""
     sftp = facts["sftp"]
+    if sftp:
+        return (
+            "SFTP (Connect)",
+            f"<code>sftp -P {int(sftp['port'])} CLIENT_NAME@{html.escape(sftp['host'])}</code>",
+        )
+    if facts["connectTransport"] == "s3":
+        return (
+            "Connect (s3)",
+            "each file PUT to its URL: <code>phoneid connect upload-url CLIENT_ID FILE --local</code>",
+        )
+    return "Connect (none)", "no client transport: <code>phoneid connect submit FILE --local</code>"
+
+
+def root_page(facts: dict[str, Any]) -> str:
     rows = [
         ("API", f"{_link(facts['apiBaseUrl'])} (token: <code>POST /token</code>)"),
         ("Demo", _link(facts["demo"])),
@@ -75,10 +91,7 @@ def root_page(facts: dict[str, Any]) -> str:
         ("OpenAPI document", _link(facts["openapi"])),
         ("Outbox", f"{_link(facts['outbox'])} (every SMS and email; also printed in the terminal)"),
         ("Web SDK", _link(facts["sdk"])),
-        (
-            "SFTP (Connect)",
-            f"<code>sftp -P {int(sftp['port'])} CLIENT_NAME@{html.escape(sftp['host'])}</code>",
-        ),
+        _connect_row(facts),
         ("AWS (moto)", f"<code>AWS_ENDPOINT_URL={html.escape(facts['awsEndpointUrl'])}</code>"),
     ]
     table = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)

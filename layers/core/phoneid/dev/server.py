@@ -34,6 +34,7 @@ from phoneid.dev.sftp import DEFAULT_PORT, LocalSftpServer, s3_client
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import ROOT
 from phoneid.dev.triggers import Polled, function_context, pollers, scheduled_functions, scheduler_event
+from phoneid.domain.connect import ConnectTransport
 
 # Where a running stack tells other processes (the CLI with --local) how to reach it.
 STATE_FILE = Path(os.environ.get("PHONEID_DEV_STATE", ROOT / ".phoneid" / "dev.json"))
@@ -55,10 +56,13 @@ class DevStack:
         moto_port: int | None = None,
         *,
         local_url: str | None = None,
+        connect_transport: str | None = None,
     ) -> None:
         self.moto = MotoServer(moto_port).start()
         ws_base = base_url.replace("http", "ws", 1)
         parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING"}
+        if connect_transport:  # else the template's default, as a deploy without it gets
+            parameters["ConnectTransport"] = connect_transport
         self.operator: FakeOperator | None = None
         if tier == "production":
             parameters |= self._start_operator()
@@ -75,6 +79,7 @@ class DevStack:
         os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
         from phoneid import bootstrap
+        from phoneid.bootstrap import container
 
         bootstrap.reset()
         self.clock = OffsetClock()
@@ -92,7 +97,12 @@ class DevStack:
         scheduled = scheduled_functions(self.stack.template)
         self.monitor = scheduled["WebhookMonitorSchedule"]
         self.key_rotation = scheduled["TokenKeysSchedule"]
-        self.sftp = self._start_sftp()
+        # Connect's transport as the template's ConnectTransport chooses: the SFTP server runs only
+        # for sftp (Transfer Family exists only then); s3's presigned URLs go to moto's own endpoint.
+        self.connect_transport = container().settings.connect_transport
+        self.sftp: LocalSftpServer | None = (
+            self._start_sftp() if self.connect_transport is ConnectTransport.SFTP else None
+        )
 
     def _function_processes(self) -> FunctionProcesses | None:
         """Worker processes for what moto's Lambda runs (the workflows' steps), reaching moto over
@@ -227,11 +237,17 @@ class DevStack:
             "pid": os.getpid(),
             "awsEndpointUrl": self.moto.endpoint_url,
             "environment": self.stack.environment(),
-            "sftp": {"host": self.sftp.host, "port": self.sftp.port, "bucket": self.sftp.bucket},
+            "connectTransport": self.connect_transport.value,
+            "sftp": (
+                {"host": self.sftp.host, "port": self.sftp.port, "bucket": self.sftp.bucket}
+                if self.sftp is not None
+                else None
+            ),
         }
 
     def stop(self) -> None:
-        self.sftp.stop()
+        if self.sftp is not None:
+            self.sftp.stop()
         if self.stack.processes is not None:
             self.stack.processes.stop()
         if self.operator is not None:
@@ -485,7 +501,15 @@ def build_app(dev: DevStack, *, max_in_flight: int = 32, queue_seconds: float = 
     )
 
 
-def serve(*, host: str, port: int, tier: str, region: str, base_url: str | None = None) -> None:
+def serve(
+    *,
+    host: str,
+    port: int,
+    tier: str,
+    region: str,
+    base_url: str | None = None,
+    connect_transport: str | None = None,
+) -> None:
     """Run the local stack until Ctrl-C or SIGTERM. ``base_url`` is what links in SMS and the
     WebSocket URL carry (default: the address it listens on); the state file says how to reach the
     stack while it runs, and goes when it stops."""
@@ -522,7 +546,7 @@ def serve(*, host: str, port: int, tier: str, region: str, base_url: str | None 
     nearby = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)  # noqa: S104
     local_url = f"http://[{nearby}]:{port}" if ":" in nearby else f"http://{nearby}:{port}"
     base_url = base_url or local_url
-    dev = DevStack(tier, region, base_url, local_url=local_url)
+    dev = DevStack(tier, region, base_url, local_url=local_url, connect_transport=connect_transport)
     announced = False
     try:
         seeded_id = os.environ.get("PHONEID_CLIENT_ID")
@@ -543,8 +567,7 @@ def serve(*, host: str, port: int, tier: str, region: str, base_url: str | None 
             f"  outbox         {base_url}/_local/outbox   (SMS and batch emails; also printed below)\n"
             f"  webhooks       POST {base_url}/_local/monitor   "
             "(a change-monitor pass now; docs/webhooks.md)\n"
-            f"  SFTP (Connect) sftp -P {dev.sftp.port} CLIENT_NAME@{dev.sftp.host}   "
-            f"(users: phoneid connect onboard ... --local; docs/connect.md)\n"
+            f"  {connect_line(dev)}\n"
             f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
             f"  client_id      {client['client_id']}\n"
             f"  client_secret  {client['client_secret']}\n"
@@ -565,6 +588,21 @@ def serve(*, host: str, port: int, tier: str, region: str, base_url: str | None 
         listener.close()
         if announced:  # a stack that never started says only why (the CLI prints it)
             _log("PhoneID local stack stopped.")
+
+
+def connect_line(dev: DevStack) -> str:
+    """The banner's line for Connect: how clients send files with the chosen transport."""
+    if dev.sftp is not None:
+        return (
+            f"SFTP (Connect) sftp -P {dev.sftp.port} CLIENT_NAME@{dev.sftp.host}   "
+            "(users: phoneid connect onboard ... --local; docs/connect.md)"
+        )
+    if dev.connect_transport is ConnectTransport.S3:
+        return (
+            "Connect (s3)   PUT each file to its URL: phoneid connect upload-url CLIENT_ID FILE --local   "
+            "(PHONEID_CONNECT_TRANSPORT=sftp for SFTP; docs/connect.md)"
+        )
+    return "Connect (none) no client transport: phoneid connect submit FILE --local   (docs/connect.md)"
 
 
 def read_state(path: Path | None = None) -> dict[str, Any]:

@@ -45,6 +45,15 @@ from phoneid.domain.verification import VerificationType
 VERIFICATION_TYPES = frozenset({"verifiedUser", "humanAssurance"})
 
 
+class ConnectTransport(StrEnum):
+    """How a stack's Connect clients send their files (the template's ``ConnectTransport``). The
+    bucket and the workflow are the same for each: a file under ``clients/{name}/upload/`` is a batch."""
+
+    S3 = "s3"  # each file PUT to a presigned URL the operator issues; results fetched the same way
+    SFTP = "sftp"  # a Transfer Family SFTP server, one user per client (billed per hour it exists)
+    NONE = "none"  # no client transport: only files the operator puts into the bucket run
+
+
 @dataclass(frozen=True)
 class ConnectProfile:
     """What onboarding provisions for one client: Enroll Key, types, directories, credentials."""

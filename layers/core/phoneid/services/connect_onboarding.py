@@ -1,9 +1,13 @@
 """Connect onboarding (what is provisioned for a batch client, docs/connect.md): the client name its
-files and SFTP user carry, the verification types it may send, its SSH keys, its notification
-addresses and the Enroll Key its files' header must carry — shown once, stored only as a salted hash.
+files carry, the verification types it may send, its notification addresses and the Enroll Key its
+files' header must carry — shown once, stored only as a salted hash — and what the stack's Connect
+transport (``ConnectTransport``) gives the client to send files with:
 
-In AWS the SFTP user is a Transfer Family user (``SftpUsers``); locally the SFTP server reads the
-profiles themselves at login, so nothing else is provisioned there.
+- ``sftp``: an SFTP login (its SSH public keys). In AWS the user is a Transfer Family user
+  (``SftpUsers``); locally the SFTP server reads the profiles themselves at login.
+- ``s3``: nothing standing. The operator issues, per file, a presigned URL to PUT it to the client's
+  upload prefix and URLs to GET its results (``batch_urls``; docs/decisions.md, "Connect transport").
+- ``none``: nothing; only files the operator puts into the bucket run.
 """
 
 from __future__ import annotations
@@ -13,11 +17,23 @@ import binascii
 import hashlib
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import NamedTuple, Protocol
+from datetime import datetime, timedelta
+from typing import Literal, NamedTuple, Protocol
 
-from phoneid.domain.connect import VERIFICATION_TYPES, ConnectProfile, valid_client_name
+from phoneid.domain.connect import (
+    VERIFICATION_TYPES,
+    ConnectProfile,
+    ConnectTransport,
+    download_key,
+    errors_file_name,
+    output_file_name,
+    parse_file_name,
+    rejected_file_name,
+    upload_key,
+    valid_client_name,
+)
 from phoneid.domain.credentials import hash_secret
 from phoneid.ports import ClientStore, Clock, ConnectProfiles
 
@@ -48,9 +64,33 @@ class SftpUsers(Protocol):
     def delete(self, client_name: str) -> bool: ...
 
 
+class PresignedUrls(Protocol):
+    """URLs of the Connect bucket that let whoever holds one make exactly one kind of request (PUT or
+    GET) on one key until it expires, with no credentials of their own (``s3`` transport)."""
+
+    def url(self, method: Literal["PUT", "GET"], key: str, expires_in: int) -> str: ...
+
+
+# A SigV4 presigned URL lives 7 days at most; S3 refuses a longer X-Amz-Expires.
+MAX_URL_LIFETIME = timedelta(days=7)
+MIN_URL_LIFETIME = timedelta(minutes=1)
+DEFAULT_URL_LIFETIME = timedelta(hours=24)
+
+
 class Onboarded(NamedTuple):
     profile: ConnectProfile
     enroll_key: str  # shown once; only its hash is stored
+
+
+class BatchUrls(NamedTuple):
+    """What a client needs to send one file and fetch its results over plain HTTPS."""
+
+    profile: ConnectProfile
+    file_name: str
+    key: str  # where the file goes: clients/{name}/upload/{file}
+    expires_at: datetime
+    upload: str | None  # the PUT URL; None when only the results' URLs were asked for
+    results: Mapping[str, tuple[str, str]]  # output, errors, rejected -> (file name, GET URL)
 
 
 def new_enroll_key() -> str:
@@ -166,6 +206,30 @@ def check_emails(emails: Iterable[str]) -> tuple[str, ...]:
 # --- the service --------------------------------------------------------------------------------
 
 
+def _no_sftp(transport: ConnectTransport) -> str:
+    return (
+        f"SSH keys are SFTP logins, and this stack's Connect transport is {transport.value} (no SFTP "
+        "server): onboard without --ssh-key"
+        + (
+            "; the client sends each file to a URL from `phoneid connect upload-url`"
+            if transport is ConnectTransport.S3
+            else ""
+        )
+    )
+
+
+def _no_urls(transport: ConnectTransport) -> str:
+    if transport is ConnectTransport.SFTP:
+        return (
+            "this stack's Connect transport is sftp: clients put files over SFTP "
+            "(`phoneid connect show CLIENT_ID` gives the login), not to URLs"
+        )
+    return (
+        f"this stack's Connect transport is {transport.value}: it issues no upload URLs, and only files "
+        "the operator puts into the bucket run (deploy with ConnectTransport=s3 to issue URLs)"
+    )
+
+
 class ConnectOnboarding:
     def __init__(
         self,
@@ -173,28 +237,44 @@ class ConnectOnboarding:
         clients: ClientStore,
         clock: Clock,
         transfer: SftpUsers | None = None,
+        transport: ConnectTransport = ConnectTransport.SFTP,
+        urls: PresignedUrls | None = None,
     ) -> None:
         self._profiles = profiles
         self._clients = clients
         self._clock = clock
-        self._transfer = transfer
+        self._transport = transport
+        # SFTP users exist only on a stack whose transport is SFTP.
+        self._transfer = transfer if transport is ConnectTransport.SFTP else None
+        self._urls = urls
+
+    @property
+    def transport(self) -> ConnectTransport:
+        return self._transport
 
     def onboard(
         self,
         client_id: str,
         name: str,
         types: Iterable[str],
-        ssh_keys: Iterable[str],
+        ssh_keys: Iterable[str] = (),
         emails: Iterable[str] = (),
     ) -> Onboarded:
-        """Provision Connect for an existing, enabled client; the Enroll Key is in the answer only."""
+        """Provision Connect for an existing, enabled client; the Enroll Key is in the answer only.
+        SSH keys are needed on an ``sftp`` stack and refused on any other (they would log in nowhere)."""
+        if self._transport is ConnectTransport.SFTP:
+            logins = check_ssh_keys(ssh_keys)
+        elif any(line.strip() for line in ssh_keys):
+            raise InvalidConnectSpec(_no_sftp(self._transport))
+        else:
+            logins = ()
         profile = ConnectProfile(
             client_id=client_id,
             client_name=check_client_name(name, transfer_user=self._transfer is not None),
             types=check_types(types),
             enroll_key_hash="",
             emails=check_emails(emails),
-            ssh_public_keys=check_ssh_keys(ssh_keys),
+            ssh_public_keys=logins,
             created_at=self._clock.now(),
         )
         client = self._clients.get(client_id)
@@ -238,6 +318,61 @@ class ConnectOnboarding:
         if profile is None:
             raise NotOnboarded(f"client {client_id} is not onboarded to Connect")
         return profile
+
+    def batch_urls(
+        self,
+        client_id: str,
+        file_name: str,
+        lifetime: timedelta = DEFAULT_URL_LIFETIME,
+        *,
+        upload: bool = True,
+    ) -> BatchUrls:
+        """The URLs to PUT one file of the client (``upload``) and to GET its output, error and
+        rejected files, each valid for ``lifetime`` (a minute to 7 days). The file name is checked as
+        the workflow checks it (the naming rule, this client's name, a type it may send), so a wrong
+        name is refused here rather than rejected after the upload."""
+        if self._transport is not ConnectTransport.S3 or self._urls is None:
+            raise InvalidConnectSpec(_no_urls(self._transport))
+        if not MIN_URL_LIFETIME <= lifetime <= MAX_URL_LIFETIME:
+            raise InvalidConnectSpec("a URL's lifetime is a minute to 7 days (S3 refuses longer ones)")
+        profile = self.show(client_id)
+        client = self._clients.get(client_id)
+        if client is None or not client.enabled:
+            raise InvalidConnectSpec(f"client {client_id} is disabled: its files would be rejected")
+        parsed = parse_file_name(file_name)
+        if parsed is None:
+            raise InvalidConnectSpec(
+                f"file name {file_name!r}: expected {profile.client_name}_{{US|INTL}}_{{verifiedUser|"
+                "humanAssurance}_YYYYMMDDHHMMSS.csv"
+            )
+        if parsed.client_name != profile.client_name:
+            raise InvalidConnectSpec(
+                f"file name {file_name!r} is for client {parsed.client_name!r}; "
+                f"client {client_id}'s files start with {profile.client_name + '_'!r}"
+            )
+        if parsed.verification_type.value not in profile.types:
+            raise InvalidConnectSpec(
+                f"file name {file_name!r}: client {profile.client_name!r} may send "
+                f"{', '.join(sorted(profile.types))}, not {parsed.verification_type.value}"
+            )
+        seconds = int(lifetime.total_seconds())
+        key = upload_key(profile.client_name, file_name)
+        results = {
+            kind: (name, self._urls.url("GET", download_key(profile.client_name, name), seconds))
+            for kind, name in (
+                ("output", output_file_name(file_name)),
+                ("errors", errors_file_name(file_name)),
+                ("rejected", rejected_file_name(file_name)),
+            )
+        }
+        return BatchUrls(
+            profile=profile,
+            file_name=file_name,
+            key=key,
+            expires_at=self._clock.now() + timedelta(seconds=seconds),
+            upload=self._urls.url("PUT", key, seconds) if upload else None,
+            results=results,
+        )
 
     def remove(self, client_id: str) -> ConnectProfile:
         """The profile and the SFTP user go; files already in the bucket stay until their retention ends."""
