@@ -29,11 +29,15 @@ import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
 from phoneid import bootstrap  # noqa: E402
-from phoneid.dev.emulation import atomic_dynamodb_writes  # noqa: E402
 from phoneid.dev.operator import FakeOperator  # noqa: E402
+from phoneid.dev.patches import apply_all  # noqa: E402
 from phoneid.dev.stack import LocalStack  # noqa: E402
 from tests.fakes import FakeClock  # noqa: E402
 from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder  # noqa: E402
+
+# Every test runs on moto as the local stack runs it: the whole registry of its patches, from the
+# start, whichever tests a worker ran before (phoneid.dev.patches).
+apply_all()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,7 +70,6 @@ def make_api(
     ``operator=FakeOperator().start()`` gives a production stack Mobile Auth through that operator.
     Under the ``cold_instances`` mark, every invocation is a new instance (``LocalStack.cold_starts``).
     """
-    atomic_dynamodb_writes()
     with mock_aws():
 
         def build(

@@ -195,28 +195,6 @@ def test_one_condition_expression_checks_each_call_its_own_values(dynamodb: Any)
     assert dynamodb.get_item(TableName="t", Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "4"}
 
 
-def test_requests_carry_the_user_agent_botocore_writes(
-    local_aws: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from botocore import useragent
-
-    sent: list[str] = []
-
-    def record(request: Any, **_: Any) -> None:
-        header = request.headers["User-Agent"]
-        sent.append(header.decode() if isinstance(header, bytes) else header)
-
-    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-    dynamodb.meta.events.register_first("before-send", record)
-    dynamodb.list_tables()
-    cleaned_each_time = useragent.sanitize_user_agent_string_component.__wrapped__  # type: ignore[attr-defined]
-    monkeypatch.setattr(useragent, "sanitize_user_agent_string_component", cleaned_each_time)
-    dynamodb.list_tables()
-
-    assert sent[0] == sent[1]
-    assert sent[0].startswith("Boto3/")
-
-
 def test_kms_keys_work_and_are_the_regions_and_accounts_they_were_asked_of(local_aws: None) -> None:
     for region in ("us-east-1", "eu-west-1"):
         kms = boto3.client("kms", region_name=region)
@@ -234,35 +212,6 @@ def test_kms_keys_work_and_are_the_regions_and_accounts_they_were_asked_of(local
             KeyId=signing["KeyId"], Message=b"token", Signature=signature, SigningAlgorithm="ECDSA_SHA_256"
         )["SignatureValid"]
         assert [k["KeyId"] for k in kms.list_keys()["Keys"]] == [key["KeyId"], signing["KeyId"]]
-
-
-def test_only_calls_the_mock_answers_in_process_go_unsigned(local_aws: None) -> None:
-    signatures: dict[str, str | None] = {}
-
-    def recorded(name: str, *, then_refuse: bool = False) -> Any:
-        def record(request: Any, **_: Any) -> None:
-            header = request.headers.get("Authorization")
-            signatures[name] = header.decode() if isinstance(header, bytes) else header
-            if then_refuse:  # nothing listens there: the request's headers are all this test needs
-                raise ConnectionRefusedError(name)
-
-        return record
-
-    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-    sns = boto3.client("sns", region_name="us-east-1")
-    elsewhere = boto3.client("dynamodb", region_name="us-east-1", endpoint_url="http://127.0.0.1:9")
-    dynamodb.meta.events.register_first("before-send", recorded("dynamodb"))
-    sns.meta.events.register_first("before-send", recorded("sns"))
-    elsewhere.meta.events.register_first("before-send", recorded("elsewhere", then_refuse=True))
-
-    dynamodb.list_tables()
-    sns.list_topics()
-    with pytest.raises(ConnectionRefusedError):
-        elsewhere.list_tables()
-
-    assert signatures["dynamodb"] is None
-    assert str(signatures["sns"]).startswith("AWS4-HMAC-SHA256 ")
-    assert str(signatures["elsewhere"]).startswith("AWS4-HMAC-SHA256 ")
 
 
 class _FormattedLines(logging.Handler):
