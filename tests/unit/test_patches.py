@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib.metadata
 import inspect
+import re
 import types
+from pathlib import Path
 
 import pytest
 from botocore import signers, useragent
@@ -114,3 +116,27 @@ def test_a_shipping_library_cannot_be_registered() -> None:
 
     with pytest.raises(PatchError, match="botocore ships"):
         patches.register(patch)
+
+
+def _expanded(written: str) -> list[str]:
+    """``a.{b,c}.d`` → ``a.b.d``, ``a.c.d`` (one brace group)."""
+    found = re.fullmatch(r"([^{]*)\{([^}]*)\}(.*)", written)
+    if found is None:
+        return [written]
+    head, choices, tail = found.groups()
+    return [f"{head}{choice}{tail}" for choice in choices.split(",")]
+
+
+def test_the_decision_record_lists_every_registered_patch() -> None:
+    apply_all()
+    record = (Path(__file__).resolve().parents[2] / "docs" / "decisions.md").read_text()
+    section = record.split("### Patches of moto\n", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    listed = {
+        f"moto.{target}"
+        for row in rows
+        for written in re.findall(r"`([^`]+)`", row.split(" | ", 1)[0])
+        for target in _expanded(written)
+    }
+
+    assert listed == {target.replace(":", ".") for target in REGISTRY}
