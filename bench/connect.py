@@ -1169,7 +1169,7 @@ def profile(rows: int, top: int) -> int:
     from moto import mock_aws
 
     from phoneid import bootstrap
-    from phoneid.dev.emulation import atomic_dynamodb_writes
+    from phoneid.dev.patches import apply_all
     from phoneid.dev.stack import LocalStack
     from phoneid.domain.clients import Flag, Solution
 
@@ -1184,7 +1184,7 @@ def profile(rows: int, top: int) -> int:
 
     botocore.client.BaseClient._make_api_call = counted  # type: ignore[method-assign]
     directory = Path(tempfile.mkdtemp(prefix="phoneid-bench-connect-profile-"))
-    atomic_dynamodb_writes()  # moto as `phoneid dev` runs it
+    apply_all()  # moto as `phoneid dev` runs it
     with mock_aws():
         stack = LocalStack(parameters={"Tier": "sandbox", "Region": "US", "LogLevel": "ERROR"}).provision()
         os.environ.update(stack.environment())

@@ -52,7 +52,7 @@ import jwt
 from moto import mock_aws
 
 from phoneid import bootstrap
-from phoneid.dev.emulation import atomic_dynamodb_writes
+from phoneid.dev.patches import apply_all
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import Template
 from phoneid.domain.clients import DEFAULT_FLAGS, Flag
@@ -836,7 +836,7 @@ def build_world(api: Api) -> World:
 
 
 def measure(rounds: int, flows_per_token: int, *, preflights: bool) -> tuple[list[Measured], Api]:
-    atomic_dynamodb_writes()
+    apply_all()  # moto as `phoneid dev` runs it
     with mock_aws():
         parameters = {"Tier": "production", "Region": "US", "LogLevel": "ERROR"}
         api = Api.on_moto(parameters, overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL})

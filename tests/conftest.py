@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 
 import pytest
 
@@ -29,14 +31,24 @@ import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
 from phoneid import bootstrap  # noqa: E402
-from phoneid.dev.emulation import atomic_dynamodb_writes  # noqa: E402
+from phoneid.dev.emulation import free_port  # noqa: E402
 from phoneid.dev.operator import FakeOperator  # noqa: E402
+from phoneid.dev.patches import apply_all  # noqa: E402
+from phoneid.dev.processes import FunctionProcesses, function_specs  # noqa: E402
 from phoneid.dev.stack import LocalStack  # noqa: E402
 from tests.fakes import FakeClock  # noqa: E402
 from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder  # noqa: E402
 
+# Every test runs on moto as the local stack runs it: the whole registry of its patches, from the
+# start, whichever tests a worker ran before (phoneid.dev.patches).
+apply_all()
+
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "overlapping: make_api's stacks run their functions in worker processes, so requests overlap",
+    )
     config.addinivalue_line(
         "markers",
         "cold_instances: every function invocation of make_api's stacks is a new Lambda instance, "
@@ -65,9 +77,11 @@ def make_api(
 
     ``operator=FakeOperator().start()`` gives a production stack Mobile Auth through that operator.
     Under the ``cold_instances`` mark, every invocation is a new instance (``LocalStack.cold_starts``).
+    Under the ``overlapping`` mark, the functions run in worker processes as ``phoneid dev`` runs
+    them, so that requests sent at once overlap in their handlers (in this process, one invocation
+    runs at a time); the workers reach this mock through moto's server and follow ``clock``.
     """
-    atomic_dynamodb_writes()
-    with mock_aws():
+    with mock_aws(), contextlib.ExitStack() as cleanup:
 
         def build(
             tier: str = "sandbox",
@@ -96,12 +110,34 @@ def make_api(
                 monkeypatch.setenv(name, value)
             bootstrap.reset()
             bootstrap.override(clock=clock)
+            if request.node.get_closest_marker("overlapping") is not None:
+                stack.processes = cleanup.enter_context(worker_processes(stack, clock))
             api = Api(stack, clock)
             api.rotate_token_keys()  # as the schedule has on a deployed stack
             return api
 
         yield build
     bootstrap.reset()
+
+
+@contextlib.contextmanager
+def worker_processes(stack: LocalStack, clock: FakeClock) -> Iterator[FunctionProcesses]:
+    """Every function of ``stack`` in worker processes reaching this process's mock over HTTP."""
+    from moto.server import ThreadedMotoServer
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    processes = FunctionProcesses(
+        function_specs(stack.template),
+        environment={**os.environ, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"},
+        clock_offset=lambda: (clock.now() - datetime.now(UTC)).total_seconds(),
+    )
+    try:
+        yield processes
+    finally:
+        processes.stop()
+        server.stop()
 
 
 @pytest.fixture

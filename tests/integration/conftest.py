@@ -9,14 +9,10 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from phoneid.dev.emulation import atomic_dynamodb_writes, quicker_moto_calls
-
 
 @pytest.fixture
 def local_aws() -> Iterator[None]:
-    """moto's mock, with the local stack's fixes and shortcuts to moto applied."""
-    atomic_dynamodb_writes()
-    quicker_moto_calls()
+    """moto's mock, as the local stack runs it (every registered patch: tests/conftest.py)."""
     with mock_aws():
         yield
 

@@ -361,6 +361,7 @@ def test_the_same_customer_enrolled_twice_is_the_same_identity(alice: Identities
     assert len(identity_items(alice.api)) == 1
 
 
+@pytest.mark.overlapping
 def test_concurrent_enrollments_of_one_customer_create_one_identity(api: Api, alice: Identities) -> None:
     # Given eight requests for customer-8 released at once
     phone = new_number()
@@ -374,6 +375,7 @@ def test_concurrent_enrollments_of_one_customer_create_one_identity(api: Api, al
     assert len(identity_items(api)) == 1
 
 
+@pytest.mark.overlapping
 def test_without_a_customer_id_the_numbers_active_identity_is_returned(api: Api, alice: Identities) -> None:
     # Given a number enrolled without a customer id
     phone = new_number()

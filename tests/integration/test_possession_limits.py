@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.device import Device, latest_code, latest_link
 from tests.harness import Api, Integrator, at_once
 from tests.integration.test_possession_sandbox import TARGET, start
@@ -118,6 +120,7 @@ def test_a_code_of_an_earlier_send_no_longer_works(make_api: Callable[..., Api])
     assert fresh["status"] == "passed"
 
 
+@pytest.mark.overlapping
 def test_parallel_entries_cannot_exceed_the_attempt_limit(api: Api) -> None:
     integrator = api.integrator()
     _, device = start(integrator, OTP_PASS, allowOTPRetry=True)

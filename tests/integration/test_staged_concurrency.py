@@ -1,5 +1,6 @@
-"""The same step of one session sent by many callers at once: exactly one wins. The local gateway
-loads extra handler instances when calls overlap, as Lambda does, so the race reaches DynamoDB."""
+"""The same step of one session sent by many callers at once: exactly one wins. The functions run in
+worker processes, one invocation each at a time, as Lambda runs them, so the calls overlap in their
+handlers and the race reaches DynamoDB."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from tests.sandbox_numbers import TOKEN_ONLY
 THREADS = 8
 
 
+@pytest.mark.overlapping
 @pytest.mark.parametrize(
     ("step", "following", "success"),
     [

@@ -333,6 +333,7 @@ def test_a_proof_signed_by_another_key_is_refused(api: Api) -> None:
     assert forged.status == 403
 
 
+@pytest.mark.overlapping
 def test_racing_unify_status_calls_bind_one_key(api: Api) -> None:
     integrator = api.integrator()
     correlation_id, token = unify(integrator, OTP_PASS)

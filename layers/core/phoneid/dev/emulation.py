@@ -14,9 +14,9 @@ uses), a third of the time a batch of conditional writes takes; here a parsed ex
 the next item with the same expression, names and values (the parsed form is not changed by
 evaluating it).
 
-``phoneid dev`` also cuts what moto and botocore spend on each call its handlers make in process
-(``quicker_moto_calls``): the same answers in less time, each shortcut saying why the answer cannot
-change.
+moto's per-call overheads are also cut (``quicker_moto_calls``): the same answers in less time, each
+shortcut saying why the answer cannot change. Every replacement of a moto name is a registered
+``phoneid.dev.patches.Patch``; nothing here patches botocore, boto3 or Powertools.
 """
 
 from __future__ import annotations
@@ -30,13 +30,12 @@ import socket
 import threading
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
-_WRITE_OPERATIONS = ("put_item", "update_item", "delete_item", "transact_write_items")
+from phoneid.dev.patches import Patch, apply, apply_all, named, register
+
 _READ_ACTIONS = ("get_item", "batch_get_item", "query", "scan", "transact_get_items")
 # One item operation at a time, writes and the reads that copy items out (see atomic_dynamodb_writes).
 _item_lock = threading.RLock()
-_patched = False
 
 FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -140,53 +139,80 @@ class _KeptConditionParse:
 _conditions_parsed: dict[tuple[str | None, str, str], tuple[Any, tuple[str, ...], tuple[str, ...]]] = {}
 
 
-def atomic_dynamodb_writes() -> None:
-    global _patched
-    if _patched:
-        return
-    import moto.dynamodb.comparisons as dynamodb_comparisons
-    import moto.dynamodb.models as dynamodb_models
-    import moto.dynamodb.responses as dynamodb_responses
-    from moto.dynamodb.models import DynamoDBBackend
+def _serialised(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with _item_lock:
+            return method(*args, **kwargs)
 
-    # Every module that makes moto's condition parser, get_filter_expression's included.
-    for module in (dynamodb_comparisons, dynamodb_models, dynamodb_responses):
-        setattr(module, "create_condition_expression_parser", _KeptConditionParse)  # noqa: B010 - module attributes moto reads
+    return wrapper
 
-    setattr(dynamodb_models, "copy", _TableKeepingCopy())  # noqa: B010 - a module attribute moto reads
-    DynamoDBBackend.transact_write_items = _undone_per_item(DynamoDBBackend.transact_write_items)  # type: ignore[method-assign]
 
-    def serialised(method: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(method)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with _item_lock:
-                return method(*args, **kwargs)
-
-        return wrapper
-
-    for name in _WRITE_OPERATIONS:
-        setattr(DynamoDBBackend, name, serialised(getattr(DynamoDBBackend, name)))
+_ATOMIC_WRITES = register(
+    *(
+        Patch(
+            why="one condition parse kept per expression, names and values (get_filter_expression's too)",
+            module=module,
+            attribute="create_condition_expression_parser",
+            replace=lambda _: _KeptConditionParse,
+            expected=named("create_condition_expression_parser"),
+        )
+        for module in ("moto.dynamodb.comparisons", "moto.dynamodb.models", "moto.dynamodb.responses")
+    ),
+    Patch(
+        why="a transaction backs up only the items it touches, not every table",
+        module="moto.dynamodb.models",
+        attribute="copy",
+        replace=lambda _: _TableKeepingCopy(),
+        expected=lambda original: original is copy,
+    ),
+    Patch(
+        why="a transaction is atomic under threads, and undone item by item",
+        module="moto.dynamodb.models",
+        attribute="DynamoDBBackend.transact_write_items",
+        replace=lambda original: _serialised(_undone_per_item(original)),
+        expected=named("transact_write_items"),
+    ),
+    *(
+        Patch(
+            why="a single-item write is atomic under threads, its condition included",
+            module="moto.dynamodb.models",
+            attribute=f"DynamoDBBackend.{name}",
+            replace=_serialised,
+            expected=named(name),
+        )
+        for name in ("put_item", "update_item", "delete_item")
+    ),
     # A read's answer is built from the stored item itself (its nested maps and lists), which a write
     # changes in place: a read overlapping a write could see half of it, or fail ("dictionary changed
     # size during iteration"). DynamoDB reads an item as one write left it; so does this.
-    from moto.dynamodb.responses import DynamoHandler
+    *(
+        Patch(
+            why="a read sees an item as one write left it",
+            module="moto.dynamodb.responses",
+            attribute=f"DynamoHandler.{name}",
+            replace=_serialised,
+            expected=named(name),
+        )
+        for name in _READ_ACTIONS
+    ),
+)
 
-    for name in _READ_ACTIONS:
-        setattr(DynamoHandler, name, serialised(getattr(DynamoHandler, name)))
-    _patched = True
+
+def atomic_dynamodb_writes() -> None:
+    """DynamoDB's single-item and transaction atomicity, under threads."""
+    apply(*_ATOMIC_WRITES)
 
 
-def _backend_lookup_without_disk() -> None:
+def _listed_once(list_of_moto_modules: Callable[[], Any]) -> Callable[[], tuple[str, ...]]:
     """moto's server lists its own package directory on every request, to route it, under one lock
     for all threads: half the server's time when a batch's rows make their calls. The list is the
     installed package's and cannot change while the process runs, so it is read once."""
-    import moto.backends
-
-    modules = tuple(moto.backends.list_of_moto_modules())
-    moto.backends.list_of_moto_modules = lambda: modules
+    modules = tuple(list_of_moto_modules())
+    return lambda: modules
 
 
-def _serializer_names_remembered() -> None:
+def _names_remembered(picked_by_moto: Callable[..., Any]) -> Callable[..., Any]:
     """moto's response serializer looks up each member of a result under every alias of its name,
     asking six alias providers built anew for each member: for DynamoDB, whose results are plain
     dicts of attribute values with ten members each, a fifth of a call's time. For a plain dict the
@@ -197,7 +223,6 @@ def _serializer_names_remembered() -> None:
     from moto.core.constants import MISSING
     from moto.core.utils import get_value
 
-    picked_by_moto = serialize.ResponseSerializer.get_value
     names_by_member: dict[tuple[str, Any, Any], tuple[str, ...]] = {}
 
     @functools.wraps(picked_by_moto)
@@ -225,7 +250,7 @@ def _serializer_names_remembered() -> None:
                 return found
         return None
 
-    serialize.ResponseSerializer.get_value = picked  # type: ignore[method-assign]
+    return picked
 
 
 class _FunctionNames:
@@ -238,57 +263,52 @@ class _FunctionNames:
         return isinstance(name, str) and inspect.isfunction(getattr(self._owner, name, None))
 
 
-def _action_lookup_without_listing() -> None:
-    """moto lists every function of a service's response class (``inspect.getmembers``) on every call,
-    only to ask whether the action's name is among them: a twentieth of a DynamoDB call. The same
-    question is asked of the class directly."""
-    import moto.core.responses
-
-    setattr(moto.core.responses, "method_names_from_class", _FunctionNames)  # noqa: B010 - a module attribute moto reads
-
-
-def _update_expressions_parsed_once() -> None:
+class _ParsedOnce:
     """moto parses an update expression twice per ``UpdateItem`` (to check the names it uses, then to
     apply it), and its validator deep-copies the parsed tree before evaluating the copy. The tree is
     only ever read, or copied first, so one parse per expression text is kept for the next call with
     the same text (a text that fails to parse fails every time, as before); and the validator's copy
     of a kept tree is made from the tree's pickle, taken once: the same objects as a deep copy (the
     tree's nodes have no copy hooks of their own), in a third of the time."""
-    import moto.dynamodb.parsing.validators as validators
-    from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 
-    parse = UpdateExpressionParser.make
-    trees: dict[str, Any] = {}
-    pickled: dict[int, tuple[Any, bytes]] = {}
+    def __init__(self) -> None:
+        self._trees: dict[str, Any] = {}
+        self._pickled: dict[int, tuple[Any, bytes]] = {}
 
-    def parsed(expression: str) -> Any:
-        tree = trees.get(expression)
-        if tree is None:
-            if len(trees) >= 4096:  # a few dozen texts in use; any number is bounded
-                trees.clear()
-                pickled.clear()
-            tree = parse(expression)
-            pickled[id(tree)] = (tree, pickle.dumps(tree, pickle.HIGHEST_PROTOCOL))
-            trees[expression] = tree
-        return tree
+    def parser(self, parse: Callable[[str], Any]) -> Any:
+        def parsed(expression: str) -> Any:
+            tree = self._trees.get(expression)
+            if tree is None:
+                if len(self._trees) >= 4096:  # a few dozen texts in use; any number is bounded
+                    self._trees.clear()
+                    self._pickled.clear()
+                tree = parse(expression)
+                self._pickled[id(tree)] = (tree, pickle.dumps(tree, pickle.HIGHEST_PROTOCOL))
+                self._trees[expression] = tree
+            return tree
 
-    def copied(value: Any, memo: dict[int, Any] | None = None) -> Any:
-        kept = pickled.get(id(value))
-        if kept is not None and kept[0] is value and memo is None:
-            return pickle.loads(kept[1])  # noqa: S301 - bytes this process pickled itself
-        return copy.deepcopy(value, memo)
+        return staticmethod(parsed)
 
-    UpdateExpressionParser.make = staticmethod(parsed)
-    setattr(validators, "deepcopy", copied)  # noqa: B010 - a module attribute moto reads
+    def copier(self, deepcopy: Callable[..., Any]) -> Callable[..., Any]:
+        def copied(value: Any, memo: dict[int, Any] | None = None) -> Any:
+            kept = self._pickled.get(id(value))
+            if kept is not None and kept[0] is value and memo is None:
+                return pickle.loads(kept[1])  # noqa: S301 - bytes this process pickled itself
+            return deepcopy(value, memo)
+
+        return copied
 
 
-def _update_expression_walks_planned_once() -> None:
+_parsed_once = _ParsedOnce()
+
+
+def _walks_planned_once(_: Any) -> Callable[..., Any]:
     """moto's validator walks an update expression's tree once per check, ten checks per
     ``UpdateItem``, and at every node of every walk rebuilds the check's map of node types to
     handlers, twice for a node it handles. The map is the same throughout a walk (each check's
     ``_processing_map`` lists fixed types and its own methods), so each walk builds it once; the
     nodes are visited, handled and replaced in the same order as before."""
-    from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser, Node  # type: ignore[attr-defined]
+    from moto.dynamodb.parsing.ast_nodes import Node  # type: ignore[attr-defined]
 
     # Whether a class of objects met in a tree is a node (``Node`` is an abstract class, whose
     # ``isinstance`` is a Python call): classes are not registered with it, so a class's answer
@@ -323,66 +343,58 @@ def _update_expression_walks_planned_once() -> None:
 
         return walk(root, -1)
 
-    DepthFirstTraverser.traverse = traverse
+    return traverse
 
 
-def _user_agent_parts_remembered() -> None:
-    """botocore writes every request's User-Agent header twice, cleaning each of its dozen parts
-    character by character each time: a twentieth of an in-process call. The cleaning is a function
-    of the part's text alone, so each text is cleaned once."""
-    from botocore import useragent
-
-    useragent.sanitize_user_agent_string_component = functools.lru_cache(maxsize=1024)(
-        useragent.sanitize_user_agent_string_component
-    )
-
-
-_UNSIGNED_SERVICES = frozenset({"dynamodb", "kms"})
-
-
-def _in_process_calls_unsigned() -> None:
-    """A DynamoDB or KMS call this process makes to an AWS endpoint, while moto's mock is on, goes
-    unsigned. It never leaves the process: moto's mock answers it and reads no signature (the region
-    is in the host name, and the account moto gives is the same with or without one), and SigV4
-    signing is a sixth of such a call's time here. Other services, other endpoints (another stack's
-    moto server, a real AWS) and the mock switched off keep their signatures."""
-    from botocore.signers import RequestSigner
-    from moto.core.models import botocore_stubber
-
-    sign = RequestSigner.sign
-
-    @functools.wraps(sign)
-    def signed_unless_in_process(
-        self: Any, operation_name: str, request: Any, *args: Any, **kwargs: Any
-    ) -> Any:
-        if (
-            botocore_stubber.enabled
-            and self._service_id.hyphenize() in _UNSIGNED_SERVICES
-            and (urlsplit(request.url).hostname or "").endswith(".amazonaws.com")
-        ):
-            return None
-        return sign(self, operation_name, request, *args, **kwargs)
-
-    RequestSigner.sign = signed_unless_in_process  # type: ignore[method-assign]
-
-
-_quick = threading.Lock()
-_quickened = False
+_QUICKER_CALLS = register(
+    Patch(
+        why="the server routes by a list of moto's modules read once, not at every request",
+        module="moto.backends",
+        attribute="list_of_moto_modules",
+        replace=_listed_once,
+        expected=named("list_of_moto_modules"),
+    ),
+    Patch(
+        why="a plain dict's member names worked out once per member and shape",
+        module="moto.core.serialize",
+        attribute="ResponseSerializer.get_value",
+        replace=_names_remembered,
+        expected=named("get_value"),
+    ),
+    Patch(
+        why="an action looked up on its class, not by listing every function of it",
+        module="moto.core.responses",
+        attribute="method_names_from_class",
+        replace=lambda _: _FunctionNames,
+        expected=named("method_names_from_class"),
+    ),
+    Patch(
+        why="one parse kept per update expression text",
+        module="moto.dynamodb.parsing.expressions",
+        attribute="UpdateExpressionParser.make",
+        replace=_parsed_once.parser,
+        expected=named("make"),
+    ),
+    Patch(
+        why="a kept update expression tree copied from its pickle",
+        module="moto.dynamodb.parsing.validators",
+        attribute="deepcopy",
+        replace=_parsed_once.copier,
+        expected=lambda original: original is copy.deepcopy,
+    ),
+    Patch(
+        why="an update expression walk builds its map of handlers once",
+        module="moto.dynamodb.parsing.ast_nodes",
+        attribute="DepthFirstTraverser.traverse",
+        replace=_walks_planned_once,
+        expected=named("traverse"),
+    ),
+)
 
 
 def quicker_moto_calls() -> None:
-    """The per-call overheads of moto in this process cut, results unchanged (each function says how)."""
-    global _quickened
-    with _quick:
-        if _quickened:
-            return
-        _serializer_names_remembered()
-        _action_lookup_without_listing()
-        _update_expressions_parsed_once()
-        _in_process_calls_unsigned()
-        _update_expression_walks_planned_once()
-        _user_agent_parts_remembered()
-        _quickened = True
+    """The per-call overheads of moto cut, results unchanged (each patch's function says how)."""
+    apply(*_QUICKER_CALLS)
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -409,9 +421,7 @@ class MotoServer:
         from moto.server import ThreadedMotoServer
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per AWS call is noise here
-        atomic_dynamodb_writes()
-        _backend_lookup_without_disk()
-        quicker_moto_calls()
+        apply_all()
         for name, value in FAKE_CREDENTIALS.items():
             os.environ.setdefault(name, value)
         # moto's own internal calls (e.g. Step Functions invoking services) go to MOTO_PORT.

@@ -1,12 +1,13 @@
 """Lambda's execution environments for the local stack: worker processes.
 
-The functions moto's Lambda invokes for the state machines (the Connect workflow's steps) run here
-each in processes of their own, as on Lambda: one invocation at a time per process, a new process
-when every one of the function's is busy (up to ``limit``; further invocations wait for one to be
-free), and a process kept warm for the next invocation. A worker reaches moto over HTTP like any
-other client. So a batch's chunks are decided on every CPU of the machine rather than taking turns
-for one interpreter lock with moto and the Step Functions interpreter, and each step's memory is
-its own process's (``/proc/PID/status``, the process named by its ``--function``).
+Every function of the local stack runs here in processes of its own, as on Lambda: one invocation
+at a time per process, a new process when every one of the function's is busy (up to ``limit``;
+further invocations wait for one to be free), and a process kept warm for the next invocation. A
+worker reaches moto over HTTP like any other client. So overlapping requests never share a process
+(Powertools keeps an invocation's event and log keys process-wide, as Lambda allows), a batch's
+chunks are decided on every CPU of the machine rather than taking turns for one interpreter lock
+with moto and the Step Functions interpreter, and each step's memory is its own process's
+(``/proc/PID/status``, the process named by its ``--function``).
 
 Between the local stack and a worker: one line of JSON each way per invocation, over a socket pair
 (the worker's stdout and stderr stay the function's log, as in Lambda). A request carries the event

@@ -105,9 +105,9 @@ class DevStack:
         )
 
     def _function_processes(self) -> FunctionProcesses | None:
-        """Worker processes for what moto's Lambda runs (the workflows' steps), reaching moto over
+        """Worker processes for every function, one invocation at a time each, reaching moto over
         HTTP; PHONEID_LAMBDA_PROCESSES caps them per function (default: the CPUs; 0: run in this
-        process, e.g. to debug a step)."""
+        process, one invocation at a time, e.g. to debug one)."""
         configured = os.environ.get("PHONEID_LAMBDA_PROCESSES", "").strip()
         if configured and not configured.isdigit():
             raise ValueError(f"PHONEID_LAMBDA_PROCESSES must be a whole number, not {configured!r}")

@@ -27,82 +27,23 @@ LambdaHandler = Callable[[dict[str, Any], Any], Any]
 
 _ACCOUNT_ID = "123456789012"
 
-_per_thread = threading.local()
-_patching = threading.Lock()
+# In this process, one invocation at a time, as Lambda runs one per execution environment: Powertools
+# keeps an invocation's event and log keys process-wide, as the runtime allows. Re-entrant: a handler
+# may invoke another function on its own thread (a signer runs the key rotation). ``phoneid dev``
+# runs every function in worker processes instead (``LocalStack.processes``), so that requests overlap.
+_one_invocation_at_a_time = threading.RLock()
 
 
-def _thread_own(name: str) -> property:
-    def get(_: Any) -> Any:
-        try:
-            return getattr(_per_thread, name)
-        except AttributeError:
-            raise AttributeError(name) from None
+class FunctionError(Exception):
+    """A function that raised, or died, in its worker process: Lambda's error payload."""
 
-    def put(_: Any, value: Any) -> None:
-        setattr(_per_thread, name, value)
+    def __init__(self, payload: Mapping[str, Any]) -> None:
+        super().__init__(str(payload.get("errorMessage", "")))
+        self.payload = dict(payload)
 
-    return property(get, put)
-
-
-def _resolvers_per_thread() -> None:
-    """Each thread its own event in Powertools' resolvers, as each Lambda invocation has its process.
-
-    A resolver keeps the event it is handling (``current_event``, ``lambda_context``) on the class
-    ``BaseRouter``: one for the whole process, which on Lambda serves one invocation at a time. Here
-    the handlers of overlapping requests run on threads of one process, so a handler could read
-    another request's body or authorizer context (another client's). The two attributes become
-    per-thread, both on the class (where the resolver writes them) and on its instances (where the
-    handlers read them)."""
-    from abc import ABCMeta
-
-    from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
-
-    with _patching:
-        if isinstance(vars(BaseRouter).get("current_event"), property):
-            return
-
-        class PerThreadRouterMeta(ABCMeta):
-            current_event = _thread_own("current_event")
-            lambda_context = _thread_own("lambda_context")
-
-        # Instances (the handlers' ``app.current_event``) find these properties on the class; the
-        # resolver's own ``BaseRouter.current_event = ...`` then reaches the metaclass's.
-        BaseRouter.current_event = _thread_own("current_event")  # type: ignore[assignment]
-        BaseRouter.lambda_context = _thread_own("lambda_context")  # type: ignore[assignment]
-        BaseRouter.__class__ = PerThreadRouterMeta  # type: ignore[method-assign,assignment]
-
-
-def _log_keys_per_thread() -> None:
-    """Each request its own log keys, as each Lambda invocation has its process.
-
-    Powertools' formatter keeps the keys every line carries (the correlation id, the invocation's
-    context, what a handler appends) in one dict per logger, which overlapping requests on threads
-    of one process would share: a line could carry another request's correlation id. Here they go
-    to Powertools' per-context keys instead (its ``thread_safe_*`` store), which each thread, and
-    each request the server runs, has apart."""
-    from aws_lambda_powertools.logging import formatter
-
-    cls = formatter.LambdaPowertoolsFormatter
-    with _patching:
-        if getattr(cls, "_keys_per_thread", False):
-            return
-        clear_shared = cls.clear_state
-
-        def append_keys(self: Any, **keys: Any) -> None:
-            formatter.set_context_keys(**keys)
-
-        def remove_keys(self: Any, keys: Any) -> None:
-            formatter.set_context_keys()  # this context's own dict, before removing from it
-            formatter.remove_context_keys(keys)
-
-        def clear_state(self: Any) -> None:
-            clear_shared(self)
-            formatter.clear_context_keys()
-
-        cls.append_keys = append_keys  # type: ignore[method-assign]
-        cls.remove_keys = remove_keys  # type: ignore[method-assign]
-        cls.clear_state = clear_state  # type: ignore[method-assign]
-        cls._keys_per_thread = True  # type: ignore[attr-defined]
+    @property
+    def error_type(self) -> str:
+        return str(self.payload.get("errorType", ""))
 
 
 @dataclass
@@ -113,12 +54,10 @@ class LocalStack:
     overrides: dict[str, str] = field(default_factory=dict)
     physical_ids: dict[str, str] = field(default_factory=dict)
     attributes: dict[tuple[str, str], str] = field(default_factory=dict)
-    # Like Lambda, an instance (a loaded module) serves one request at a time; more instances are
-    # loaded when requests overlap.
-    _instances: dict[str, list[tuple[threading.Lock, LambdaHandler]]] = field(default_factory=dict)
-    _pool_lock: threading.Lock = field(default_factory=threading.Lock)
-    _loaded: dict[str, int] = field(default_factory=dict)  # instances loaded so far, by function
-    # Where moto's Lambda runs the functions when not in this process (``phoneid dev``).
+    # Each function's handler loaded in this process (one instance: invocations here never overlap).
+    _handlers: dict[str, LambdaHandler] = field(default_factory=dict)
+    # Where the functions run when not in this process: worker processes, one invocation at a time
+    # each (``phoneid dev``, and the suite's tests of requests that overlap).
     processes: FunctionProcesses | None = None
     # Every invocation a new Lambda instance: its own container, with nothing another function (or an
     # earlier invocation) cached in it (data keys, signing keys, the operator's credentials). Off, the
@@ -333,11 +272,9 @@ class LocalStack:
 
     # --- handlers ----------------------------------------------------------------------------
 
-    def _load(self, logical_id: str, number: int) -> LambdaHandler:
-        _resolvers_per_thread()
-        _log_keys_per_thread()
+    def _load(self, logical_id: str) -> LambdaHandler:
         function = self.template.functions[logical_id]
-        module_name = f"functions_{logical_id}_{number}"
+        module_name = f"functions_{self.name}_{logical_id}_{id(self)}"
         spec = importlib.util.spec_from_file_location(module_name, function.module_path)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {function.module_path}")
@@ -347,29 +284,22 @@ class LocalStack:
         return handler
 
     def invoke(self, logical_id: str, event: dict[str, Any], context: Any) -> Any:
-        """Run the function's handler on a free instance, loading a new one when all are busy."""
-        with self._pool_lock:
-            pool = self._instances.setdefault(logical_id, [])
-            instance = next((entry for entry in pool if entry[0].acquire(blocking=False)), None)
-            number = self._loaded.get(logical_id, 0)
-            if instance is None:
-                self._loaded[logical_id] = number + 1
-        if self.cold_starts:
-            from phoneid import bootstrap
+        """The function's answer to ``event``: in a worker process of its own when the stack has them
+        (an error raised as ``FunctionError``), else in this process, one invocation at a time."""
+        if self.processes is not None and logical_id in self.processes:
+            result, error = self.processes.invoke(logical_id, event)
+            if error is not None:
+                raise FunctionError(error)
+            return result
+        with _one_invocation_at_a_time:
+            if self.cold_starts:
+                from phoneid import bootstrap
 
-            bootstrap.override()  # a new container, with the settings and the test's parts
-        # The calls the handler makes (its import too: Lambda's init phase) are the function's, on every
-        # thread it hands work to (phoneid.dev.access).
-        with invoked(self, logical_id):
-            if instance is None:
-                # Loaded outside the pool's lock: a load takes a while, and meanwhile the function's other
-                # instances, and every other function, go on taking requests.
-                instance = (threading.Lock(), self._load(logical_id, number))
-                instance[0].acquire()
-                with self._pool_lock:
-                    pool.append(instance)
-            lock, handler = instance
-            try:
+                bootstrap.override()  # a new container, with the settings and the test's parts
+            # The calls the handler makes (its import too: Lambda's init phase) are the function's, on
+            # every thread it hands work to (phoneid.dev.access).
+            with invoked(self, logical_id):
+                handler = self._handlers.get(logical_id)
+                if handler is None:
+                    handler = self._handlers[logical_id] = self._load(logical_id)
                 return handler(event, context)
-            finally:
-                lock.release()

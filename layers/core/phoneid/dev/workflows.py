@@ -42,9 +42,10 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from phoneid.dev.patches import Patch, apply, named, register
 from phoneid.dev.template import ROOT
 
 if TYPE_CHECKING:
@@ -86,10 +87,7 @@ def install(stack: LocalStack) -> None:
             _functions[stack.function_name(logical_id)] = (stack, logical_id)
         if _installed:
             return
-        _patch_lambda()
-        _patch_event_targets()
-        _patch_multipart_events()
-        _patch_retry_waits()
+        apply(*_WORKFLOW_PATCHES)
         sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
         # moto warns at every definition that tolerated failures have no effect: a failed child
         # never fails its map run there, which is what ToleratedFailurePercentage 100 asks of AWS.
@@ -107,11 +105,7 @@ def _function_name(name_or_arn: str) -> str:
     return name_or_arn.split(":", 1)[0]
 
 
-def _patch_lambda() -> None:
-    from moto.awslambda_simple.models import LambdaSimpleBackend
-
-    echo = LambdaSimpleBackend.invoke
-
+def _handlers_for(echo: Callable[..., Any]) -> Callable[..., Any]:
     def invoke(
         self: Any,
         function_name: str,
@@ -122,7 +116,8 @@ def _patch_lambda() -> None:
     ) -> str | bytes | None:
         found = _functions.get(_function_name(function_name))
         if found is None:
-            return echo(self, function_name, qualifier, body, headers, response_headers)
+            echoed: str | bytes | None = echo(self, function_name, qualifier, body, headers, response_headers)
+            return echoed
         stack, logical_id = found
         event = json.loads(body) if body else {}
         if (headers or {}).get("X-Amz-Invocation-Type") == "Event":
@@ -134,7 +129,7 @@ def _patch_lambda() -> None:
             return json.dumps(error).encode()
         return json.dumps(result).encode()
 
-    LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign]
+    return invoke
 
 
 def run_function(
@@ -157,11 +152,8 @@ def run_function(
 # --- EventBridge: state-machine targets ------------------------------------------------------------
 
 
-def _patch_event_targets() -> None:
-    from moto.events.models import Rule
+def _targets_with_state_machines(deliver: Callable[..., Any]) -> Callable[..., Any]:
     from moto.utilities.arns import parse_arn
-
-    deliver = Rule.send_to_targets
 
     def send_to_targets(self: Any, original_event: Any, transform_input: bool = True) -> None:
         if not self.event_pattern.matches_event(original_event):
@@ -175,7 +167,7 @@ def _patch_event_targets() -> None:
             rest.targets = others
             deliver(rest, original_event, transform_input)
 
-    Rule.send_to_targets = send_to_targets  # type: ignore[method-assign]
+    return send_to_targets
 
 
 def start_from_event(target: Mapping[str, Any], event: Mapping[str, Any]) -> str | None:
@@ -255,16 +247,16 @@ def target_input(target: Mapping[str, Any], event: Mapping[str, Any]) -> Any:
 _completing = threading.local()
 
 
-def _patch_multipart_events() -> None:
-    from moto.s3.models import S3Backend
-
-    put_object, complete = S3Backend.put_object, S3Backend.complete_multipart_upload
-
+def _quiet_while_completing(put_object: Callable[..., Any]) -> Callable[..., Any]:
     def put_quietly_while_completing(self: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(_completing, "active", False):
             kwargs["disable_notification"] = True
         return put_object(self, *args, **kwargs)
 
+    return put_quietly_while_completing
+
+
+def _completed_with_one_event(complete: Callable[..., Any]) -> Callable[..., Any]:
     def complete_with_one_event(self: Any, *args: Any, **kwargs: Any) -> Any:
         _completing.active = True
         try:
@@ -272,8 +264,7 @@ def _patch_multipart_events() -> None:
         finally:
             _completing.active = False
 
-    S3Backend.put_object = put_quietly_while_completing  # type: ignore[method-assign]
-    S3Backend.complete_multipart_upload = complete_with_one_event  # type: ignore[method-assign]
+    return complete_with_one_event
 
 
 # --- Retry waits -----------------------------------------------------------------------------------
@@ -287,10 +278,43 @@ class _ScaledTime:
             time.sleep(scaled)
 
 
-def _patch_retry_waits() -> None:
-    from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
-
-    retrier_decl.time = _ScaledTime  # type: ignore[attr-defined,assignment]
+_WORKFLOW_PATCHES = register(
+    Patch(
+        why="a Lambda task runs the template's handler, answering as Lambda does",
+        module="moto.awslambda_simple.models",
+        attribute="LambdaSimpleBackend.invoke",
+        replace=_handlers_for,
+        expected=named("invoke"),
+    ),
+    Patch(
+        why="an EventBridge rule starts its state-machine targets",
+        module="moto.events.models",
+        attribute="Rule.send_to_targets",
+        replace=_targets_with_state_machines,
+        expected=named("send_to_targets"),
+    ),
+    Patch(
+        why="a completed multipart upload sends one Object Created event (its inner put none)",
+        module="moto.s3.models",
+        attribute="S3Backend.put_object",
+        replace=_quiet_while_completing,
+        expected=named("put_object"),
+    ),
+    Patch(
+        why="a completed multipart upload sends one Object Created event",
+        module="moto.s3.models",
+        attribute="S3Backend.complete_multipart_upload",
+        replace=_completed_with_one_event,
+        expected=named("complete_multipart_upload"),
+    ),
+    Patch(
+        why="Retry waits scaled (tests wait none), the Retry policy unchanged",
+        module="moto.stepfunctions.parser.asl.component.common.retry.retrier_decl",
+        attribute="time",
+        replace=lambda _: _ScaledTime,
+        expected=lambda original: original is time,
+    ),
+)
 
 
 # --- provisioning (the local stack) ---------------------------------------------------------------
