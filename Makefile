@@ -19,6 +19,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # python3 (3.11+).
 UV := $(BIN)/uv
 export UV_PYTHON_DOWNLOADS := never
+# The SAM CLI brings awscrt (boto3[crt]), which the layer does not ship: botocore here signs and
+# checksums without it, as on Lambda (tests/conftest.py sets the same for a bare pytest).
+export BOTO_DISABLE_CRT := true
 
 $(UV):
 	python3 -m venv $(VENV)
@@ -27,7 +30,8 @@ $(UV):
 		--require-hashes -r $(VENV)/uv-requirement.txt
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
-	$(UV) sync --quiet --locked --extra test
+	$(UV) sync --quiet --locked --extra test \
+		|| { echo "uv sync failed; if uv.lock no longer matches pyproject.toml: make lock"; exit 1; }
 	touch $(STAMP)
 
 setup: $(STAMP)

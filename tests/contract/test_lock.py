@@ -84,6 +84,17 @@ def test_the_layer_pins_every_runtime_dependency_and_nothing_else() -> None:
     assert {"boto3", "botocore", "s3transfer"} <= set(pinned_versions())
 
 
+def test_botocore_runs_here_without_what_the_layer_lacks() -> None:
+    # awscrt is installed for the SAM CLI; with it botocore would sign and checksum through the CRT,
+    # a path the functions never take on Lambda.
+    import botocore.auth
+    import botocore.compat
+
+    assert "awscrt" not in pinned_versions()
+    assert botocore.compat.HAS_CRT is False
+    assert botocore.auth.AUTH_TYPE_MAPS["v4"] is botocore.auth.SigV4Auth
+
+
 def test_the_layer_pins_are_the_locked_versions_with_their_hashes() -> None:
     locked: dict[str, list[dict[str, Any]]] = {}
     for package in tomllib.loads(LOCK.read_text())["package"]:
