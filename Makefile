@@ -10,24 +10,57 @@ export SAM_CLI_TELEMETRY := 0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test setup lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean
+.PHONY: dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean
 
-$(STAMP): pyproject.toml
+# Every environment installs from a lock, hash-checked (docs/decisions.md, "One lock"): uv.lock for
+# .venv and the layer, tools/checkov/uv.lock for checkov's. uv is installed first, with pip, as
+# uv.lock pins and hashes it; then `uv sync --locked` makes .venv exactly the lock and refuses a lock
+# that no longer matches pyproject.toml. uv never downloads an interpreter: .venv is the machine's
+# python3 (3.11+).
+UV := $(BIN)/uv
+export UV_PYTHON_DOWNLOADS := never
+# The SAM CLI brings awscrt (boto3[crt]), which the layer does not ship: botocore here signs and
+# checksums without it, as on Lambda (tests/conftest.py sets the same for a bare pytest).
+export BOTO_DISABLE_CRT := true
+
+$(UV):
 	python3 -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	python3 tools/lock.py uv > $(VENV)/uv-requirement.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+		--require-hashes -r $(VENV)/uv-requirement.txt
+
+$(STAMP): pyproject.toml uv.lock | $(UV)
+	$(UV) sync --quiet --locked --extra test \
+		|| { echo "uv sync failed; if uv.lock no longer matches pyproject.toml: make lock"; exit 1; }
 	touch $(STAMP)
 
 setup: $(STAMP)
 
-# checkov's pins clash with the project's (pyproject.toml, [dependency-groups]): its own virtualenv.
+# After a change to the dependencies in pyproject.toml (or tools/checkov/pyproject.toml). Versions
+# already locked stay; `make lock LOCK_ARGS=--upgrade` (or `--upgrade-package NAME`) moves them.
+# The layer's requirements are the lock's export for Lambda (tools/lock.py).
+LAYER_EXPORT = $(UV) export --frozen --no-dev --no-emit-project --format requirements-txt | $(BIN)/python tools/lock.py layer
+
+lock: | $(UV)
+	$(UV) lock $(LOCK_ARGS)
+	$(UV) lock --project tools/checkov $(LOCK_ARGS)
+	$(UV) sync --quiet --locked --extra test
+	touch $(STAMP)
+	$(LAYER_EXPORT) > layers/core/requirements.txt
+
+# The locks match their pyproject.toml and the layer's requirements match uv.lock.
+lockcheck: setup
+	$(UV) lock --check
+	$(UV) lock --check --project tools/checkov
+	@$(LAYER_EXPORT) | diff -u layers/core/requirements.txt - \
+		|| { echo "layers/core/requirements.txt is not uv.lock's export: make lock"; exit 1; }
+
+# checkov's pins clash with the project's: its own lock (tools/checkov) and its own virtualenv.
 CHECKOV_VENV := $(VENV)/checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 
-$(CHECKOV_STAMP): pyproject.toml
-	python3 -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --group checkov
+$(CHECKOV_STAMP): tools/checkov/pyproject.toml tools/checkov/uv.lock | $(UV)
+	UV_PROJECT_ENVIRONMENT=$(CURDIR)/$(CHECKOV_VENV) $(UV) sync --quiet --locked --project tools/checkov
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -42,7 +75,7 @@ browser-deps: node_modules/.installed
 dev: setup node_modules/.installed
 	phoneid dev
 
-test: setup lint typecheck template checkov pytest fuzz-gate browser
+test: setup lockcheck lint typecheck template checkov pytest fuzz-gate browser
 
 lint:
 	ruff check .
@@ -56,9 +89,9 @@ LAYER_BUILD := .aws-sam/build/CoreLayer/python
 template:
 	sam validate --lint
 	sam build --parallel
-	@for gone in botocore urllib3 phonenumbers/geodata phonenumbers/carrierdata phonenumbers/tzdata; do \
+	@for gone in phonenumbers/geodata phonenumbers/carrierdata phonenumbers/tzdata; do \
 		test ! -e $(LAYER_BUILD)/$$gone || { echo "the layer carries $$gone"; exit 1; }; done
-	@test -d $(LAYER_BUILD)/phonenumbers/data && test -d $(LAYER_BUILD)/aws_xray_sdk
+	@test -d $(LAYER_BUILD)/phonenumbers/data && test -d $(LAYER_BUILD)/aws_xray_sdk && test -d $(LAYER_BUILD)/botocore
 
 # Every finding fails the gate; a check that does not apply is skipped in the resource's
 # Metadata.checkov.skip with its reason. --skip-download: no call to Prisma Cloud.
@@ -69,6 +102,9 @@ checkov: $(CHECKOV_STAMP)
 # worker processes), then checked against the function's role in template.yaml: each call allowed,
 # each granted action used or its reason in the template (docs/operations.md, "Least privilege").
 ACCESS_RECORDS := $(CURDIR)/.phoneid/access-records
+
+# Within `make test`, the layer `template` built must be there for tests/contract/test_lock.py.
+test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 
 pytest: node_modules/.installed
 	rm -rf $(ACCESS_RECORDS)

@@ -18,6 +18,9 @@ for _name, _value in {
     "POWERTOOLS_SERVICE_NAME": "phoneid",
     "POWERTOOLS_METRICS_NAMESPACE": "PhoneID",
     "POWERTOOLS_LOG_LEVEL": "WARNING",
+    # awscrt is installed for the SAM CLI (boto3[crt]) but not in the layer: botocore signs and
+    # checksums here without it, as on Lambda (docs/decisions.md, "One lock").
+    "BOTO_DISABLE_CRT": "true",
 }.items():
     os.environ[_name] = _value
 os.environ.pop("AWS_ENDPOINT_URL", None)

@@ -144,17 +144,6 @@ def test_only_the_client_api_answers_cross_origin_preflights() -> None:
     assert "Access-Control-Allow-Origin" not in missing.headers
 
 
-def test_layer_requirements_are_project_dependencies() -> None:
-    import tomllib
-
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    declared = {dep.split("[")[0].split(">")[0].split("=")[0].lower() for dep in project["dependencies"]}
-    layer = (ROOT / "layers/core/requirements.txt").read_text().split()
-    pinned = {line.split("[")[0].split("=")[0].lower() for line in layer}
-    # boto3 comes with the Lambda runtime.
-    assert pinned == declared - {"boto3"}
-
-
 def test_sandbox_doc_lists_the_catalogue() -> None:
     from phoneid.cli import sandbox_markdown
 
