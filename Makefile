@@ -70,7 +70,9 @@ checkov: $(CHECKOV_STAMP)
 # each granted action used or its reason in the template (docs/operations.md, "Least privilege").
 ACCESS_RECORDS := $(CURDIR)/.phoneid/access-records
 
-pytest: node_modules/.installed
+# The suite checks the layer sam build made (tests/unit/test_layer_contents.py, test_handler_imports.py):
+# it is built first.
+pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
 	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz'
 	python -m phoneid.dev.access $(ACCESS_RECORDS) --unused
