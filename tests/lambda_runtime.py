@@ -18,6 +18,7 @@ from __future__ import annotations
 import filecmp
 import importlib.machinery
 import importlib.metadata
+import json
 import sys
 import tomllib
 from collections.abc import Iterable
@@ -156,20 +157,35 @@ def _linked(directory: Path, distributions: Iterable[str]) -> Path:
     return directory
 
 
-def sys_path(work: Path, layer: Path) -> list[str]:
-    """Lambda's import path for a function, but its code's directory (which goes first): the stand-ins
-    for the layer's compiled distributions, the layer, the runtime's boto3 (``work`` holds the links)."""
-    return [
-        str(_linked(work / "stand-ins", sorted(stand_ins(layer)))),
-        str(layer),
-        str(_linked(work / "runtime", RUNTIME_DISTRIBUTIONS)),
-    ]
+class LambdaRuntime:
+    """Interpreters with Lambda's import path, their links and bytecode kept under ``work``."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.layer = built_layer()
+        # The stand-ins for the layer's compiled distributions, the layer, the runtime's boto3; the
+        # function's code goes first (``command``'s caller, or ``invoke_command``, puts it there).
+        self.sys_path = [
+            str(_linked(work / "stand-ins", sorted(stand_ins(self.layer)))),
+            str(self.layer),
+            str(_linked(work / "runtime", RUNTIME_DISTRIBUTIONS)),
+        ]
+
+    def command(self, *arguments: str) -> list[str]:
+        """This interpreter, as Lambda's: no site-packages, no PYTHON* variables, no current directory.
+        Bytecode goes under ``work``: the layer stays as built (on Lambda it is read-only), and each
+        process after the first is spared compiling it. ``arguments``: ``-c CODE``, or a script's."""
+        return [sys.executable, "-I", "-S", "-X", f"pycache_prefix={self.work / 'bytecode'}", *arguments]
+
+    def invoke_command(self, code: Path, handler: str, event: Path, answer: Path) -> list[str]:
+        """One invocation of ``handler`` (``module.function`` in the function's ``code``) with the
+        event in ``event``; its answer, or Lambda's error payload, goes to ``answer`` (stdout is the
+        function's log, as on Lambda)."""
+        paths = json.dumps([str(code), *self.sys_path])
+        return self.command(str(BOOTSTRAP), paths, handler, str(event), str(answer))
 
 
-def lambda_command(code: str) -> list[str]:
-    """This interpreter, as Lambda's: no site-packages, no PYTHON* variables, no current directory, and
-    no bytecode written (the layer is read-only on Lambda, and compared with its sources here)."""
-    return [sys.executable, "-I", "-S", "-B", "-c", code]
+BOOTSTRAP = Path(__file__).with_name("lambda_bootstrap.py")
 
 
 # --- what a handler must never reach ----------------------------------------------------------------

@@ -22,13 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.lambda_runtime import (
-    LOCAL_ONLY_MODULES,
-    built_layer,
-    development_modules,
-    lambda_command,
-    sys_path,
-)
+from tests.lambda_runtime import LOCAL_ONLY_MODULES, LambdaRuntime, development_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYER = ROOT / "layers" / "core"
@@ -242,8 +236,9 @@ print(json.dumps(report))
 @pytest.fixture(scope="module")
 def imported_on_lambda(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """Each handler's import on the built layer: its error, if any, and the modules it loaded."""
+    runtime = LambdaRuntime(tmp_path_factory.mktemp("lambda"))
     code = _IMPORT_EVERY_HANDLER.format(
-        paths=sys_path(tmp_path_factory.mktemp("lambda"), built_layer()),
+        paths=runtime.sys_path,
         handlers=[(name, str(FUNCTIONS / name)) for name in HANDLERS],
     )
     environment = {  # Lambda's own variables, tracing on as Tracing: Active has it
@@ -254,7 +249,7 @@ def imported_on_lambda(tmp_path_factory: pytest.TempPathFactory) -> dict[str, di
         "POWERTOOLS_SERVICE_NAME": "phoneid",
     }
     done = subprocess.run(  # noqa: S603 - our own interpreter and code
-        lambda_command(code),
+        runtime.command("-c", code),
         env=environment,
         cwd=ROOT,
         capture_output=True,
