@@ -106,7 +106,9 @@ ACCESS_RECORDS := $(CURDIR)/.phoneid/access-records
 # Within `make test`, the layer `template` built must be there for tests/contract/test_lock.py.
 test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 
-pytest: node_modules/.installed
+# The suite checks the layer sam build made (tests/unit/test_layer_contents.py, test_handler_imports.py,
+# tests/contract/test_lock.py): it is built first.
+pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
 	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz'
 	python -m phoneid.dev.access $(ACCESS_RECORDS) --unused

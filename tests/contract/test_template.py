@@ -16,6 +16,8 @@ from phoneid.dev.template import ROOT, template
 
 # Variables read by Powertools itself rather than by Settings.
 POWERTOOLS_VARIABLES = {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"}
+# Read by boto3: empty in AWS, the local stack's endpoint under `sam local start-api --env-vars`.
+BOTO3_VARIABLES = {"AWS_ENDPOINT_URL"}
 
 
 def test_every_handler_in_the_code_is_in_the_template_and_back() -> None:
@@ -55,8 +57,15 @@ def test_environment_variables_match_settings() -> None:
     # Given every variable the template gives any function
     declared = {name for f in template().functions.values() for name in f.environment}
 
-    # Then it is exactly what Settings reads plus what Powertools reads
-    assert declared == Settings.variable_names() | POWERTOOLS_VARIABLES
+    # Then it is exactly what Settings reads plus what Powertools and boto3 read
+    assert declared == Settings.variable_names() | POWERTOOLS_VARIABLES | BOTO3_VARIABLES
+
+
+def test_every_function_has_boto3s_endpoint_and_it_is_empty_in_aws() -> None:
+    # SAM sets a variable from --env-vars only where the template declares it; boto3 ignores it empty
+    assert {f.logical_id: f.environment.get("AWS_ENDPOINT_URL") for f in template().functions.values()} == {
+        f.logical_id: "" for f in template().functions.values()
+    }
 
 
 def test_no_function_of_the_template_is_told_it_runs_on_the_local_stack() -> None:

@@ -27,19 +27,22 @@ def phoneid(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.
 
 
 def test_sigterm_stops_the_stack_and_removes_its_state_file(tmp_path: Path) -> None:
-    # Given a running stack and its state file
+    # Given a running stack, its state file and its env-vars file for `sam local`
     server = start_dev_server(tmp_path, PHONEID_SFTP_PORT="0")
+    env_vars = server.state_file.with_name("sam-env-vars.json")
     assert server.state_file.exists()
+    assert env_vars.exists()
 
     # When it is sent SIGTERM (as a service manager or `kill` stops it)
     server.process.send_signal(signal.SIGTERM)
     server.process.wait(timeout=30)
     output = server.output()
 
-    # Then it stops as on Ctrl-C: exit code 0, and the state file is gone
+    # Then it stops as on Ctrl-C: exit code 0, and both files are gone (they name its endpoints)
     assert server.process.returncode == 0
     assert "PhoneID local stack stopped." in output
     assert not server.state_file.exists()
+    assert not env_vars.exists()
 
 
 def test_the_state_file_says_what_local_info_says(dev_server: DevServer) -> None:

@@ -68,3 +68,5 @@ def test_a_deployed_stacks_environment_is_complete(monkeypatch: pytest.MonkeyPat
     assert settings.clients_table == "physical-ClientsTable"
     assert settings.enrollments_table == "physical-EnrollmentsTable"
     assert settings.pii_key_id == "physical-PiiKey"
+    # and boto3's endpoint, empty in AWS, is not set over the one the operator's shell may have
+    assert "AWS_ENDPOINT_URL" not in environment

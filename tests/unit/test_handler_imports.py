@@ -5,6 +5,9 @@ function's directory first on the path. The X-Ray SDK loads only when tracing is
 first invocation; PyJWT and cryptography only where tokens or device-key signatures are handled;
 phonenumbers only where a number is parsed; services and adapters when the container is first asked
 for them. No timing here: bench/cold_start.py measures.
+
+And on the layer ``sam build`` made, with nothing but what Lambda gives (``tests/lambda_runtime.py``):
+every handler imports, and reaches neither the local stack, the CLI nor a development dependency.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.lambda_runtime import LOCAL_ONLY_MODULES, LambdaRuntime, development_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYER = ROOT / "layers" / "core"
@@ -202,3 +208,77 @@ def test_with_tracing_off_an_invocation_loads_no_xray_sdk() -> None:
     answer, loaded = json.loads(_run(code, _lambda_environment("traced", tracing=False)))
     assert answer == {"answered": True}
     assert loaded is False
+
+
+# --- on the built layer, as on Lambda -------------------------------------------------------------------
+
+# One interpreter imports every handler in turn, each with its own code first on the path and then
+# taken off again: what each import adds to sys.modules is that handler's.
+_IMPORT_EVERY_HANDLER = """
+import importlib, json, sys
+sys.path[:0] = {paths!r}
+report = {{}}
+for name, code in {handlers!r}:
+    sys.path.insert(0, code)
+    before = set(sys.modules)
+    try:
+        importlib.import_module("app")
+        error = None
+    except BaseException as failure:
+        error = f"{{type(failure).__name__}}: {{failure}}"
+    report[name] = {{"error": error, "loaded": sorted(set(sys.modules) - before)}}
+    sys.modules.pop("app", None)
+    sys.path.remove(code)
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def imported_on_lambda(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """Each handler's import on the built layer: its error, if any, and the modules it loaded."""
+    runtime = LambdaRuntime(tmp_path_factory.mktemp("lambda"))
+    code = _IMPORT_EVERY_HANDLER.format(
+        paths=runtime.sys_path,
+        handlers=[(name, str(FUNCTIONS / name)) for name in HANDLERS],
+    )
+    environment = {  # Lambda's own variables, tracing on as Tracing: Active has it
+        "AWS_REGION": "us-east-1",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_LAMBDA_FUNCTION_NAME": "phoneid",
+        "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13",
+        "POWERTOOLS_SERVICE_NAME": "phoneid",
+    }
+    done = subprocess.run(  # noqa: S603 - our own interpreter and code
+        runtime.command("-c", code),
+        env=environment,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, dict[str, Any]] = json.loads(done.stdout)
+    return report
+
+
+def _not_for_lambda(module: str) -> bool:
+    local_only = any(module == name or module.startswith(f"{name}.") for name in LOCAL_ONLY_MODULES)
+    return local_only or module.split(".")[0] in development_modules()
+
+
+def test_every_handler_imports_on_the_built_layer_with_only_what_lambda_gives(
+    imported_on_lambda: dict[str, dict[str, Any]],
+) -> None:
+    assert set(imported_on_lambda) == set(HANDLERS)
+    assert {name: report["error"] for name, report in imported_on_lambda.items() if report["error"]} == {}
+
+
+def test_no_handler_reaches_the_local_stack_the_cli_or_a_development_dependency(
+    imported_on_lambda: dict[str, dict[str, Any]],
+) -> None:
+    reached = {
+        name: [module for module in report["loaded"] if _not_for_lambda(module)]
+        for name, report in imported_on_lambda.items()
+    }
+    assert {name: modules for name, modules in reached.items() if modules} == {}

@@ -231,7 +231,7 @@ def _deployed_environment(stack_name: str) -> dict[str, str]:
     """The functions' environment of a deployed stack, resolved from its parameters and resources."""
     import boto3
 
-    from phoneid.dev.stack import LocalStack
+    from phoneid.dev.stack import ENDPOINT_VARIABLE, LocalStack
 
     cloudformation = boto3.client("cloudformation")
     described = cloudformation.describe_stacks(StackName=stack_name)["Stacks"][0]
@@ -240,11 +240,13 @@ def _deployed_environment(stack_name: str) -> dict[str, str]:
     for page in cloudformation.get_paginator("list_stack_resources").paginate(StackName=stack_name):
         for resource in page["StackResourceSummaries"]:
             resolver.physical_ids[resource["LogicalResourceId"]] = resource["PhysicalResourceId"]
-    # Every function's variables (the settings need all of them), as CloudFormation resolved them.
+    # Every function's variables (the settings need all of them), as CloudFormation resolved them; not
+    # boto3's endpoint, empty in AWS, which would replace one this shell sets.
     environment: dict[str, str] = {}
     for function in resolver.template.functions.values():
         for name, value in function.environment.items():
             environment[name] = resolver.resolve(value)
+    environment.pop(ENDPOINT_VARIABLE, None)
     return environment
 
 

@@ -38,6 +38,8 @@ from phoneid.domain.connect import ConnectTransport
 
 # Where a running stack tells other processes (the CLI with --local) how to reach it.
 STATE_FILE = Path(os.environ.get("PHONEID_DEV_STATE", ROOT / ".phoneid" / "dev.json"))
+# Beside it, what `sam local start-api --env-vars` takes to run the functions against this stack (README).
+SAM_ENV_VARS = STATE_FILE.with_name("sam-env-vars.json")
 WEB_CLIENT = ROOT / "clients" / "web"
 
 
@@ -555,10 +557,8 @@ def serve(
             client = dev.create_client(client_id=seeded_id, client_secret=seeded_secret)
         else:
             client = dev.create_client(name="dev")
-        STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
-        written = STATE_FILE.with_name(f".{STATE_FILE.name}.{os.getpid()}")
-        written.write_text(json.dumps(dev.facts(), indent=2))
-        written.replace(STATE_FILE)  # whole at once: a reader never sees half a file
+        _write_whole(SAM_ENV_VARS, dev.stack.sam_env_vars(dev.moto.endpoint_url))
+        _write_whole(STATE_FILE, dev.facts())
         _log(
             f"PhoneID local stack ({tier}, {region}) ready in {time.perf_counter() - started:.1f} s\n"
             f"  API            {base_url}   (token: POST {base_url}/token)\n"
@@ -569,6 +569,8 @@ def serve(
             "(a change-monitor pass now; docs/webhooks.md)\n"
             f"  {connect_line(dev)}\n"
             f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
+            f"  sam local      sam local start-api --env-vars {_shown_path(SAM_ENV_VARS)} "
+            f"--docker-network host --region {dev.stack.aws_region} --port {port + 1}   (Docker; README)\n"
             f"  client_id      {client['client_id']}\n"
             f"  client_secret  {client['client_secret']}\n"
             f"  more clients   POST {base_url}/_local/clients   or   phoneid clients create --local\n"
@@ -584,6 +586,7 @@ def serve(
         with contextlib.suppress(OSError, ValueError):
             if read_state().get("pid") == os.getpid():
                 STATE_FILE.unlink()
+                SAM_ENV_VARS.unlink(missing_ok=True)  # it names this stack's endpoints
         dev.stop()
         listener.close()
         if announced:  # a stack that never started says only why (the CLI prints it)
@@ -603,6 +606,22 @@ def connect_line(dev: DevStack) -> str:
             "(PHONEID_CONNECT_TRANSPORT=sftp for SFTP; docs/connect.md)"
         )
     return "Connect (none) no client transport: phoneid connect submit FILE --local   (docs/connect.md)"
+
+
+def _write_whole(path: Path, content: Any) -> None:
+    """``content`` as JSON at ``path``, whole at once: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = path.with_name(f".{path.name}.{os.getpid()}")
+    written.write_text(json.dumps(content, indent=2))
+    written.replace(path)
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` as a command run here would name it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def read_state(path: Path | None = None) -> dict[str, Any]:

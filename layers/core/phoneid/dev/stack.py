@@ -27,6 +27,11 @@ LambdaHandler = Callable[[dict[str, Any], Any], Any]
 
 _ACCOUNT_ID = "123456789012"
 
+# Read by boto3, not by the service: empty in AWS (boto3 ignores an empty value), where functions reach
+# AWS itself. This stack's own processes are pointed at moto directly (``phoneid.dev.emulation``), so
+# ``environment`` leaves it out; functions SAM runs get it from ``sam_env_vars``.
+ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL"
+
 # In this process, one invocation at a time, as Lambda runs one per execution environment: Powertools
 # keeps an invocation's event and log keys process-wide, as the runtime allows. Re-entrant: a handler
 # may invoke another function on its own thread (a signer runs the key rotation). ``phoneid dev``
@@ -265,10 +270,42 @@ class LocalStack:
         functions = [function] if function else list(self.template.functions.values())
         env: dict[str, str] = {}
         for each in functions:
-            env.update({name: self.resolve(value) for name, value in each.environment.items()})
+            env.update(self._variables(each))
+        env.pop(ENDPOINT_VARIABLE, None)
         # The one variable no template gives: this stack runs on the machine of its webhook receivers.
-        local = {LOCAL_STACK_VARIABLE: "true"}
-        return {**env, **{k: v for k, v in self.overrides.items() if k in env}, **local}
+        return {**env, LOCAL_STACK_VARIABLE: "true"}
+
+    def _variables(self, function: Function) -> dict[str, str]:
+        """The variables the template declares for ``function``, resolved, the ``overrides`` applied."""
+        return {
+            name: self.overrides[name] if name in self.overrides else self.resolve(value)
+            for name, value in function.environment.items()
+        }
+
+    def sam_env_vars(self, endpoint_url: str) -> dict[str, dict[str, str]]:
+        """``sam local start-api --env-vars``: each function's variables on this stack, boto3's
+        endpoint ``endpoint_url`` (this stack's AWS) among them.
+
+        ``Parameters`` holds what every function has alike, a member named by a function's logical id
+        what is its own. SAM sets only the variables the template declares for a function (so not
+        ``PHONEID_LOCAL_STACK``: webhooks refuse loopback there, as in AWS), and the AWS credentials and
+        region from its own command line, never from this file.
+        """
+        variables = {
+            logical_id: {
+                name: endpoint_url if name == ENDPOINT_VARIABLE else value
+                for name, value in self._variables(function).items()
+            }
+            for logical_id, function in self.template.functions.items()
+        }
+        shared = dict(set.intersection(*(set(own.items()) for own in variables.values())))
+        return {
+            "Parameters": dict(sorted(shared.items())),
+            **{
+                logical_id: {name: value for name, value in own.items() if name not in shared}
+                for logical_id, own in variables.items()
+            },
+        }
 
     # --- handlers ----------------------------------------------------------------------------
 
