@@ -5,6 +5,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -65,6 +66,34 @@ def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) 
     if found is not None:
         found.test_started(nodeid)
         recording.outside_functions()
+
+
+def _yaml_tables() -> dict[type, dict[str, dict[Any, Any]]]:
+    import yaml
+
+    return {
+        cls: {name: dict(cls.__dict__[name]) for name in _YAML_TABLES if name in cls.__dict__}
+        for cls in (yaml.SafeLoader, yaml.constructor.SafeConstructor)
+    }
+
+
+_YAML_TABLES = ("yaml_constructors", "yaml_multi_constructors")
+_YAML_AS_PUBLISHED = _yaml_tables()
+
+
+@pytest.fixture(autouse=True)
+def yaml_as_published() -> Iterator[None]:
+    """PyYAML's safe loader as published in every test: the SAM CLI's YAML parser (which the sam
+    local and samconfig tests reach, fixtures included) rewrites it for the whole process (mappings
+    as OrderedDict, timestamps as text, CloudFormation tags), which would change what a later test
+    parses."""
+    yield
+    for cls, tables in _YAML_AS_PUBLISHED.items():
+        for name in _YAML_TABLES:
+            if name in tables:
+                setattr(cls, name, dict(tables[name]))
+            elif name in cls.__dict__:
+                delattr(cls, name)
 
 
 @pytest.fixture
