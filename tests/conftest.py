@@ -162,7 +162,11 @@ def worker_processes(stack: LocalStack, clock: FakeClock) -> Iterator[FunctionPr
     server.start()
     processes = FunctionProcesses(
         function_specs(stack.template),
-        environment={**os.environ, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"},
+        environment={
+            **os.environ,
+            "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+            **recording.worker_environment(stack),  # when the functions' calls are recorded
+        },
         clock_offset=lambda: (clock.now() - datetime.now(UTC)).total_seconds(),
     )
     try:
