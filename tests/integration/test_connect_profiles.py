@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from moto import mock_aws
 
 from phoneid import cli
-from phoneid.adapters.dynamodb import DynamoClientStore
+from phoneid.adapters.dynamodb.clients import DynamoClientStore
 from phoneid.adapters.dynamodb.connect_profiles import ClientNameTaken, DynamoConnectProfiles
 from phoneid.adapters.transfer import SftpProvisioningFailed, TransferSftpUsers
 from phoneid.dev import workflows

@@ -161,7 +161,7 @@ class Container:
 
     @cached_property
     def sessions(self) -> SessionStore:
-        from phoneid.adapters.dynamodb import DynamoSessionStore
+        from phoneid.adapters.dynamodb.sessions import DynamoSessionStore
 
         return DynamoSessionStore(
             self.dynamodb, self.settings.sessions_table, self.cipher, self.device_key_store
@@ -169,7 +169,7 @@ class Container:
 
     @cached_property
     def device_key_store(self) -> Any:
-        from phoneid.adapters.dynamodb import DynamoDeviceKeyStore
+        from phoneid.adapters.dynamodb.device_keys import DynamoDeviceKeyStore
 
         return DynamoDeviceKeyStore(self.dynamodb, self.settings.device_keys_table)
 
@@ -179,19 +179,19 @@ class Container:
 
     @cached_property
     def clients(self) -> ClientStore:
-        from phoneid.adapters.dynamodb import DynamoClientStore
+        from phoneid.adapters.dynamodb.clients import DynamoClientStore
 
         return DynamoClientStore(self.dynamodb, self.settings.clients_table)
 
     @cached_property
     def refresh_tokens(self) -> RefreshTokenStore:
-        from phoneid.adapters.dynamodb import DynamoRefreshTokenStore
+        from phoneid.adapters.dynamodb.refresh_tokens import DynamoRefreshTokenStore
 
         return DynamoRefreshTokenStore(self.dynamodb, self.settings.refresh_tokens_table)
 
     @cached_property
     def identity_store(self) -> IdentityStore:
-        from phoneid.adapters.dynamodb import DynamoIdentityStore
+        from phoneid.adapters.dynamodb.identities import DynamoIdentityStore
 
         return DynamoIdentityStore(self.dynamodb, self.settings.identities_table, self.cipher)
 
@@ -219,7 +219,7 @@ class Container:
 
     @cached_property
     def rate_limiter(self) -> RateLimiter:
-        from phoneid.adapters.dynamodb import DynamoRateLimiter
+        from phoneid.adapters.dynamodb.rate_limits import DynamoRateLimiter
 
         return DynamoRateLimiter(self.dynamodb, self.settings.rate_limits_table)
 
