@@ -281,7 +281,15 @@ class InMemoryChangeEventLog:
 from collections.abc import Iterator  # noqa: E402 - this section is appended
 
 from phoneid.domain.clients import Caller  # noqa: E402
-from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage, Pii, Status  # noqa: E402
+from phoneid.domain.enrollment import (  # noqa: E402
+    Action,
+    Enrollment,
+    EnrollmentPage,
+    Pii,
+    Status,
+    keeps_place,
+    number_history,
+)
 from phoneid.domain.errors import MalformedRequest  # noqa: E402
 from phoneid.domain.signals import NumberHistory  # noqa: E402
 from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager  # noqa: E402
@@ -289,8 +297,9 @@ from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManage
 
 class InMemoryEnrollmentStore:
     """Identity Manager's identities with the DynamoDB adapter's rules: one identity per place (the
-    clientCustomerId, or the number's active identity without one), tombstones nobody sees, opaque
-    page keys that only their own client may use."""
+    clientCustomerId, or the number's active identity without one: who keeps it is the domain's
+    ``keeps_place``, as for the adapter), tombstones nobody sees, opaque page keys that only their own
+    client may use; a number's history is the domain's ``number_history`` of what it holds."""
 
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], Enrollment] = {}
@@ -311,8 +320,7 @@ class InMemoryEnrollmentStore:
         with self._lock:
             place = self._place(enrollment)
             holder = self.items.get((enrollment.client_id, self.places.get(place, "")))
-            keeps_place = enrollment.client_customer_id is not None or (holder is not None and holder.active)
-            if holder is not None and holder.exists and keeps_place:
+            if holder is not None and keeps_place(holder, enrollment):
                 return replace(holder, pii=None), False
             self.items[(enrollment.client_id, enrollment.service_id)] = enrollment
             self.places[place] = enrollment.service_id
@@ -340,14 +348,7 @@ class InMemoryEnrollmentStore:
         return [e for e in self._held(client_id) if e.phone_number == phone_number]
 
     def history(self, client_id: str, phone_number: str, short_tenure_since: datetime) -> NumberHistory:
-        held = self.by_phone(client_id, phone_number)
-        active = [e for e in held if e.active]
-        return NumberHistory(
-            identities=len(active),
-            short_tenure_identities=sum(1 for e in active if e.created_at >= short_tenure_since),
-            first_associated=min(e.created_at for e in held).date() if held else None,
-            last_associated=max(e.created_at for e in held) if held else None,
-        )
+        return number_history(self.by_phone(client_id, phone_number), short_tenure_since)
 
     def page(
         self, client_id: str, *, limit: int, after: str | None, include_inactive: bool

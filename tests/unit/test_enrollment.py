@@ -19,10 +19,13 @@ from phoneid.domain.enrollment import (
     Pii,
     Status,
     is_service_id,
+    keeps_place,
     new_service_id,
     next_status,
+    number_history,
 )
 from phoneid.domain.errors import IdentityNotFound, MalformedRequest, UnauthorizedForCountry
+from phoneid.domain.signals import NumberHistory
 from phoneid.services.identity_manager import IdentityManager
 from tests.fakes import START, FakeClock, InMemoryEnrollmentStore, enrolled_by_verify
 from tests.unit.helpers import LocalMac
@@ -219,6 +222,52 @@ def test_history_counts_active_identities_and_dates_every_one_still_held() -> No
     assert history.short_tenure_identities == 1
     assert history.first_associated == (START - timedelta(days=40)).date()
     assert history.last_associated == START - timedelta(days=2)
+
+
+def test_a_numbers_history_counts_its_active_identities_and_dates_every_one_held() -> None:
+    # Given three identities held on one number, enrolled 40, 10 and 2 days ago; the oldest inactive
+    held = [
+        enrollment(created_at=START - timedelta(days=40), status=Status.INACTIVE),
+        enrollment(created_at=START - timedelta(days=10)),
+        enrollment(created_at=START - timedelta(days=2)),
+    ]
+
+    # When the fraud policy's history is taken with a 7-day short-tenure window
+    history = number_history(held, START - timedelta(days=7))
+
+    # Then (the rule the DynamoDB store and the in-memory one share) two count, one of them recent
+    assert history == NumberHistory(
+        identities=2,
+        short_tenure_identities=1,
+        first_associated=(START - timedelta(days=40)).date(),
+        last_associated=START - timedelta(days=2),
+    )
+
+
+def test_a_number_nobody_holds_has_no_history() -> None:
+    assert number_history([], START) == NumberHistory(
+        identities=0, short_tenure_identities=0, first_associated=None, last_associated=None
+    )
+
+
+@pytest.mark.parametrize(
+    ("holder_status", "newcomer_customer", "kept"),
+    [
+        (Status.ACTIVE, "c-1", True),
+        (Status.INACTIVE, "c-1", True),
+        (Status.ACTIVE, None, True),
+        (Status.INACTIVE, None, False),
+        (Status.DISENROLLED, "c-1", False),
+        (Status.DISENROLLED, None, False),
+    ],
+)
+def test_a_place_stays_with_its_identity_unless_inactive_without_a_customer_id_or_gone(
+    holder_status: Status, newcomer_customer: str | None, kept: bool
+) -> None:
+    holder = enrollment(status=holder_status, client_customer_id=newcomer_customer)
+    newcomer = enrollment(client_customer_id=newcomer_customer)
+
+    assert keeps_place(holder, newcomer) is kept
 
 
 # --- list page keys ------------------------------------------------------------------------------

@@ -611,10 +611,10 @@ class Container:
 
     @cached_property
     def monitor_states(self) -> MonitorStateStore:
-        """Kept on the identities themselves, by the enrollment store."""
-        from phoneid.adapters.dynamodb.enrollments import DynamoEnrollmentStore
+        """Kept on the identities' own items, in the enrollment table."""
+        from phoneid.adapters.dynamodb.enrollments import DynamoMonitorStates
 
-        return DynamoEnrollmentStore(self.dynamodb, self.settings.enrollments_table, self.cipher)
+        return DynamoMonitorStates(self.dynamodb, self.settings.enrollments_table)
 
     @cached_property
     def monitor(self) -> ChangeMonitor:

@@ -16,11 +16,13 @@ after ``TOMBSTONE_LIFETIME``; for the API a disenrolled identity no longer exist
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
 from phoneid.domain.errors import IdentityNotFound
+from phoneid.domain.signals import NumberHistory
 
 TOMBSTONE_LIFETIME = timedelta(days=30)
 MAX_ATTRIBUTES = 10
@@ -128,3 +130,22 @@ class EnrollmentPage:
     # Where the page ended, as the store knows it; None on the last page. Clients get it only
     # sealed in a page key (``phoneid.services.page_keys``).
     last_position: str | None = None
+
+
+def keeps_place(holder: Enrollment, newcomer: Enrollment) -> bool:
+    """Whether ``holder``, the identity holding ``newcomer``'s place (its clientCustomerId, or its
+    number without one), stays that place's identity: one the client still holds, unless it is
+    inactive without a clientCustomerId (then the newcomer takes the place over)."""
+    return holder.exists and (newcomer.client_customer_id is not None or holder.active)
+
+
+def number_history(held: Sequence[Enrollment], short_tenure_since: datetime) -> NumberHistory:
+    """What the identities a client holds on one number (active or not) tell the fraud policy:
+    counts are of the active ones, the dates are of every one."""
+    active = [e for e in held if e.active]
+    return NumberHistory(
+        identities=len(active),
+        short_tenure_identities=sum(1 for e in active if e.created_at >= short_tenure_since),
+        first_associated=min(e.created_at for e in held).date() if held else None,
+        last_associated=max(e.created_at for e in held) if held else None,
+    )

@@ -1,0 +1,25 @@
+"""Identity Manager's table: identities per client, their places, and the indexes that find them.
+
+Items (one table, ``pk`` the only key):
+
+- identity ``{clientId}#{serviceId}``: the number in clear (``phoneKey`` = ``{clientId}#{phone}``
+  feeds the ``byPhone`` index), ``createdSk`` feeds the ``byClient`` index (listing pages), and
+  ``pii``: names, attributes, clientHumanId and deviceId sealed by KMS with the context
+  {clientId, serviceId, use: enrollment}. ``place`` names the place item it holds, if any;
+  ``monitorState`` is the change monitor's (``monitor_states``).
+- place ``{clientId}#customer#{clientCustomerId}`` or ``{clientId}#number#{phone}`` (identities
+  without a clientCustomerId): which identity holds it. Creating an identity and taking its place is
+  one transaction, so two concurrent enrollments of one customer cannot both create an identity.
+
+Disenrolling keeps a tombstone (ids, status, times, ``ttl``) and removes everything else, the index
+keys included, so the indexes never hold a disenrolled identity.
+
+``store`` is the ``EnrollmentStore`` port, one enrollment at a time; ``bulk`` enrolls many in a few
+calls, ``pages`` lists them, ``items`` maps items both ways and holds the reads and transactions
+they share; ``monitor_states`` is the ``MonitorStateStore`` port on the same items.
+"""
+
+from phoneid.adapters.dynamodb.enrollments.monitor_states import DynamoMonitorStates
+from phoneid.adapters.dynamodb.enrollments.store import DynamoEnrollmentStore
+
+__all__ = ["DynamoEnrollmentStore", "DynamoMonitorStates"]
