@@ -1202,7 +1202,7 @@ def profile(rows: int, top: int) -> int:
         _, enroll_key = c.connect_onboarding.onboard(
             created.client.client_id, name=CLIENT, types=[KIND], ssh_keys=[key_line]
         )
-        connect = c.connect_batches()
+        connect = c.connect
         s3 = boto3.client("s3")
         bucket = c.settings.connect_bucket
         timings: dict[str, dict[str, float]] = {}

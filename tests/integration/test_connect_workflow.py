@@ -35,6 +35,7 @@ from phoneid.domain.connect_files import OUTPUT_COLUMNS
 from phoneid.domain.credentials import hash_secret
 from phoneid.domain.errors import InternalError, PhoneIdError
 from phoneid.domain.verification import VerifyItem
+from phoneid.services.connect import ConnectBatches
 from phoneid.services.verify import Verified
 from tests.harness import Api
 
@@ -47,6 +48,23 @@ SENDER = "connect@phoneid.invalid"  # the template's default ConnectEmailSender
 LENA = "+12025550112"  # Lena Ortiz: Verified User passes (docs/sandbox.md)
 HUGO = "+13035550114"  # Hugo Code9014: does not pass under another person's name
 NOBODY = "+12025550199"  # not a Sandbox test user: 8007
+
+
+def connect_batches(container: bootstrap.Container, **changes: Any) -> ConnectBatches:
+    """Connect's service wired as the container wires it, with ``changes`` (a verify, a chunk size,
+    the operator's addresses)."""
+    wiring: dict[str, Any] = {
+        "objects": container.objects,
+        "states": container.batch_states,
+        "profiles": container.connect_profiles,
+        "mailer": container.mailer,
+        "clients": container.clients,
+        "verify": container.verify.verify_many,
+        "clock": container.clock,
+        "region": container.settings.region,
+        "operator_emails": container.settings.operator_emails,
+    }
+    return ConnectBatches(**(wiring | changes))
 
 
 @dataclass
@@ -373,7 +391,7 @@ def test_a_chunk_that_keeps_failing_is_reported_and_no_row_vanishes(connect: Con
     container = connect.api.container
     flaky = FlakyVerify(container.verify, broken=frozenset({HUGO}))
     bootstrap.override(
-        connect=container.connect_batches(verify=flaky.verify_many, chunk_rows=2, operator_emails=())
+        connect=connect_batches(container, verify=flaky.verify_many, chunk_rows=2, operator_emails=())
     )
 
     # When a file of three chunks is processed, the second holding the broken row
@@ -447,7 +465,7 @@ EXITED = {
 
 
 def with_operator(connect: Connect) -> None:
-    bootstrap.override(connect=connect.api.container.connect_batches(operator_emails=(OPERATOR,)))
+    bootstrap.override(connect=connect_batches(connect.api.container, operator_emails=(OPERATOR,)))
 
 
 def assert_failed_and_told(connect: Connect, execution: dict[str, Any], was: str, error: str) -> None:

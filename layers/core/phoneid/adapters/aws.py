@@ -34,7 +34,8 @@ def client_config(service: str) -> Config:
 
 
 def new_client(service: str, endpoint_url: str | None = None) -> Any:
-    """A client for ``service``. The bootstrap container makes one per service, on first use."""
+    """A client for ``service``. The container makes one per service, on first use
+    (``phoneid.wiring.aws``)."""
     config = client_config(service)
     if endpoint_url:
         return boto3.client(service, config=config, endpoint_url=endpoint_url)  # type: ignore[call-overload]

@@ -1,1 +1,1 @@
-"""Application services: one per capability, composed from ports by ``phoneid.bootstrap``."""
+"""Application services: one per capability, composed from ports by ``phoneid.wiring``."""

@@ -1,0 +1,46 @@
+"""The AWS clients: one per service, made on first use (``phoneid.adapters.aws.new_client``)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from phoneid.wiring.base import Base
+
+
+class AwsClients(Base):
+    @cached_property
+    def dynamodb(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("dynamodb")
+
+    @cached_property
+    def kms(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("kms")
+
+    @cached_property
+    def sns(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("sns")
+
+    @cached_property
+    def sqs(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("sqs")
+
+    @cached_property
+    def s3(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("s3")
+
+    @cached_property
+    def ses(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("sesv2")

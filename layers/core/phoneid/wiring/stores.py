@@ -1,0 +1,132 @@
+"""The DynamoDB tables' stores (``phoneid.adapters.dynamodb``), one per table and port, and where a
+stack reads its identities from."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from phoneid.wiring.keys import Keys
+
+if TYPE_CHECKING:
+    from phoneid.adapters.dynamodb.device_keys import DynamoDeviceKeyStore
+    from phoneid.ports import (
+        ActivityLog,
+        BatchStates,
+        ChangeEventLog,
+        ClientStore,
+        ConnectProfiles,
+        EnrollmentStore,
+        IdentitySource,
+        IdentityStore,
+        MonitorStateStore,
+        RateLimiter,
+        RefreshTokenStore,
+        SessionStore,
+        SignalLists,
+        TokenKeyStore,
+    )
+
+
+class Stores(Keys):
+    @cached_property
+    def sessions(self) -> SessionStore:
+        from phoneid.adapters.dynamodb.sessions import DynamoSessionStore
+
+        return DynamoSessionStore(self.dynamodb, self.settings.sessions_table, self.cipher, self.device_keys)
+
+    @cached_property
+    def device_keys(self) -> DynamoDeviceKeyStore:
+        """Also where the session store binds keys, in the transaction that changes the session."""
+        from phoneid.adapters.dynamodb.device_keys import DynamoDeviceKeyStore
+
+        return DynamoDeviceKeyStore(self.dynamodb, self.settings.device_keys_table)
+
+    @cached_property
+    def clients(self) -> ClientStore:
+        from phoneid.adapters.dynamodb.clients import DynamoClientStore
+
+        return DynamoClientStore(self.dynamodb, self.settings.clients_table)
+
+    @cached_property
+    def refresh_tokens(self) -> RefreshTokenStore:
+        from phoneid.adapters.dynamodb.refresh_tokens import DynamoRefreshTokenStore
+
+        return DynamoRefreshTokenStore(self.dynamodb, self.settings.refresh_tokens_table)
+
+    @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        from phoneid.adapters.dynamodb.rate_limits import DynamoRateLimiter
+
+        return DynamoRateLimiter(self.dynamodb, self.settings.rate_limits_table)
+
+    @cached_property
+    def token_key_store(self) -> TokenKeyStore:
+        from phoneid.adapters.dynamodb.token_keys import DynamoTokenKeyStore
+
+        return DynamoTokenKeyStore(self.dynamodb, self.settings.token_keys_table)
+
+    # --- identities: the operator's records, and Identity Manager's --------------------------
+
+    @cached_property
+    def identity_store(self) -> IdentityStore:
+        from phoneid.adapters.dynamodb.identities import DynamoIdentityStore
+
+        return DynamoIdentityStore(self.dynamodb, self.settings.identities_table, self.cipher)
+
+    @cached_property
+    def identities(self) -> IdentitySource:
+        """Sandbox stacks read the test-user catalogue; production reads the operator's identity table."""
+        from phoneid.adapters.sandbox import CatalogueIdentitySource
+
+        if self.catalogue is not None:
+            return CatalogueIdentitySource(self.catalogue)
+        return self.identity_store
+
+    @cached_property
+    def enrollment_store(self) -> EnrollmentStore:
+        """Identity Manager's identities; also the numbers' history for the fraud policy."""
+        from phoneid.adapters.dynamodb.enrollments import DynamoEnrollmentStore
+
+        return DynamoEnrollmentStore(self.dynamodb, self.settings.enrollments_table, self.cipher)
+
+    @cached_property
+    def monitor_states(self) -> MonitorStateStore:
+        """Kept on the identities' own items, in the enrollment table."""
+        from phoneid.adapters.dynamodb.enrollments import DynamoMonitorStates
+
+        return DynamoMonitorStates(self.dynamodb, self.settings.enrollments_table)
+
+    # --- the operator's lists and PhoneID's own records of checks and change events -------------
+
+    @cached_property
+    def signal_lists(self) -> SignalLists:
+        from phoneid.adapters.dynamodb.lists import DynamoSignalLists
+
+        return DynamoSignalLists(self.dynamodb, self.settings.signal_lists_table)
+
+    @cached_property
+    def activity_log(self) -> ActivityLog:
+        from phoneid.adapters.dynamodb.activity import DynamoActivityLog
+
+        return DynamoActivityLog(self.dynamodb, self.settings.activity_table, self.clock)
+
+    @cached_property
+    def change_events(self) -> ChangeEventLog:
+        from phoneid.adapters.dynamodb.activity import DynamoChangeEventLog
+
+        return DynamoChangeEventLog(self.dynamodb, self.settings.activity_table, self.clock)
+
+    # --- Connect --------------------------------------------------------------------------------
+
+    @cached_property
+    def connect_profiles(self) -> ConnectProfiles:
+        from phoneid.adapters.dynamodb.connect_profiles import DynamoConnectProfiles
+
+        return DynamoConnectProfiles(self.dynamodb, self.settings.connect_profiles_table)
+
+    @cached_property
+    def batch_states(self) -> BatchStates:
+        from phoneid.adapters.dynamodb.batches import DynamoBatchStates
+
+        return DynamoBatchStates(self.dynamodb, self.settings.connect_batches_table)
