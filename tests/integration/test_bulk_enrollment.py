@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from phoneid.adapters.dynamodb.enrollments import DynamoEnrollmentStore
+from phoneid.adapters.dynamodb.enrollments.store import DynamoEnrollmentStore
 from phoneid.adapters.kms import KmsPiiCipher
 from phoneid.domain.clients import Caller, Solution
 from phoneid.domain.enrollment import Action, IdentityAttribute, Pii, Status

@@ -20,7 +20,7 @@ NUMBERS = {
     "SMS_PER_CLIENT_PER_HOUR": "500",
 }
 CHOICES = {"PHONEID_TIER": "production", "PHONEID_REGION": "US", "CONNECT_TRANSPORT": "s3"}
-CLIENTS = ("dynamodb", "kms", "sns", "sqs", "s3", "ses")
+CLIENTS = ("dynamodb", "kms", "sns", "sqs", "s3", "ses", "lambda_client", "secrets")
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 
 Handlers ask ``container()`` for their service; tests replace parts with
 ``override(clock=FakeClock(), ...)`` and start over with ``reset()``. What each part is built from
-is in ``phoneid.wiring``, one module per thing it wires.
+is in ``phoneid.wiring``, one module per thing it wires
+(docs/adr/0086-the-composition-root-by-what-it-wires.md).
 """
 
 from __future__ import annotations

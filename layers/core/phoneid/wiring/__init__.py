@@ -6,5 +6,5 @@ before it, assembled by ``container.Container``; ``phoneid.bootstrap`` is its pu
 ``tokens`` and ``admin`` (the operator's services) on ``stores``; ``signals`` and ``webhooks`` on
 ``stores`` and ``carrier``; ``flows`` (the API's services) on ``signals`` and ``tokens``; ``connect``
 on ``flows``. No module imports a service or an adapter at import time: each part imports its own
-in the property that builds it.
+in the property that builds it. Why: docs/adr/0086-the-composition-root-by-what-it-wires.md.
 """

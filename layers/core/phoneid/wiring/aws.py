@@ -1,4 +1,5 @@
-"""The AWS clients: one per service, made on first use (``phoneid.adapters.aws.new_client``)."""
+"""The AWS clients: one per service, made on first use (``phoneid.adapters.aws.new_client``); API
+Gateway's management clients, one per WebSocket endpoint, are the notifier's (``flows``)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,16 @@ class AwsClients(Base):
         from phoneid.adapters.aws import new_client
 
         return new_client("sesv2")
+
+    @cached_property
+    def lambda_client(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("lambda")
+
+    @cached_property
+    def secrets(self) -> Any:
+        """Secrets Manager: the carrier operator's credentials."""
+        from phoneid.adapters.aws import new_client
+
+        return new_client("secretsmanager")

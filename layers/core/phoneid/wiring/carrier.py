@@ -56,12 +56,9 @@ class Carrier(AwsClients):
         def read() -> OperatorConfig:
             import json
 
-            from phoneid.adapters.aws import new_client
             from phoneid.adapters.camara import OperatorConfig
 
-            secret = new_client("secretsmanager").get_secret_value(
-                SecretId=settings.camara_credentials_secret
-            )
+            secret = self.secrets.get_secret_value(SecretId=settings.camara_credentials_secret)
             credentials = json.loads(secret["SecretString"])
             return OperatorConfig(
                 authorize_url=settings.camara_authorize_url,

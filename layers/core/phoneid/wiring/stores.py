@@ -86,14 +86,14 @@ class Stores(Keys):
     @cached_property
     def enrollment_store(self) -> EnrollmentStore:
         """Identity Manager's identities; also the numbers' history for the fraud policy."""
-        from phoneid.adapters.dynamodb.enrollments import DynamoEnrollmentStore
+        from phoneid.adapters.dynamodb.enrollments.store import DynamoEnrollmentStore
 
         return DynamoEnrollmentStore(self.dynamodb, self.settings.enrollments_table, self.cipher)
 
     @cached_property
     def monitor_states(self) -> MonitorStateStore:
         """Kept on the identities' own items, in the enrollment table."""
-        from phoneid.adapters.dynamodb.enrollments import DynamoMonitorStates
+        from phoneid.adapters.dynamodb.enrollments.monitor_states import DynamoMonitorStates
 
         return DynamoMonitorStates(self.dynamodb, self.settings.enrollments_table)
 

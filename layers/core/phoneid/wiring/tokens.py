@@ -30,11 +30,10 @@ class Tokens(Stores):
 
     @cached_property
     def signer(self) -> TokenSigner:
-        from phoneid.adapters.aws import new_client
         from phoneid.adapters.lambda_invoke import LambdaRotationTrigger
         from phoneid.services.token_keys import WindowSigningKeys
 
-        trigger = LambdaRotationTrigger(new_client("lambda"), self.settings.token_keys_function)
+        trigger = LambdaRotationTrigger(self.lambda_client, self.settings.token_keys_function)
         return WindowSigningKeys(
             self.token_key_store, self.key_sealer, self.signing_key_maker, trigger, self.clock
         )

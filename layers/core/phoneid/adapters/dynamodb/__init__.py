@@ -7,5 +7,6 @@ identities, a package of its own), ``lists`` (the signal lists), ``activity`` (c
 events), ``token_keys``, ``connect_profiles`` and ``batches`` (Connect's batch records). ``items``
 maps values to items and back; ``batch`` reads and writes many items at once.
 
-Nothing is imported here: a handler loads only the tables it uses.
+Nothing is imported here: a handler loads only the tables it uses
+(docs/adr/0087-a-module-per-dynamodb-table.md).
 """

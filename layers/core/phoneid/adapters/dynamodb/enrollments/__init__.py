@@ -17,9 +17,8 @@ keys included, so the indexes never hold a disenrolled identity.
 ``store`` is the ``EnrollmentStore`` port, one enrollment at a time; ``bulk`` enrolls many in a few
 calls, ``pages`` lists them, ``items`` maps items both ways and holds the reads and transactions
 they share; ``monitor_states`` is the ``MonitorStateStore`` port on the same items.
+
+Nothing is imported here: a module that imports ``items`` does not import its siblings with it, and
+no module of the package waits on another that waits on it
+(docs/adr/0088-enrollments-a-package-its-rules-in-the-domain.md).
 """
-
-from phoneid.adapters.dynamodb.enrollments.monitor_states import DynamoMonitorStates
-from phoneid.adapters.dynamodb.enrollments.store import DynamoEnrollmentStore
-
-__all__ = ["DynamoEnrollmentStore", "DynamoMonitorStates"]
