@@ -12,10 +12,20 @@ import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from starlette.routing import BaseRoute
+import httpx
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 
-    from phoneid.dev.server import DevStack
+from phoneid.bootstrap import container
+from phoneid.dev.static import web_client
+from phoneid.domain.clients import Solution
+from phoneid.domain.sandbox import Catalogue
+
+if TYPE_CHECKING:  # the type only: the stack imports nothing of the pages
+    from phoneid.dev.devstack import DevStack
 
 COOKIE = "phoneid_demo"
 
@@ -40,10 +50,6 @@ class DemoIntegrator:
 
     def page_config(self) -> dict[str, Any]:
         """What the page needs to know about this stack: tier, region, test users, SMS budgets."""
-        from phoneid.bootstrap import container
-        from phoneid.domain.clients import Solution
-        from phoneid.domain.sandbox import Catalogue
-
         settings = container().settings
         users: list[dict[str, str]] = []
         if self._dev.tier == "sandbox":
@@ -88,8 +94,6 @@ class DemoIntegrator:
         return str(response.json()["access_token"])
 
     async def start(self, visitor: str, form: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        import httpx
-
         unified = form.get("api") == "unify"
         fields = ("phoneNumber", "allowOTPRetry") if unified else ("flowType", "phoneNumber", "allowOTPRetry")
         body = {key: form[key] for key in fields if form.get(key) not in (None, "")}
@@ -123,8 +127,6 @@ class DemoIntegrator:
         return 200, {"authToken": answer["authToken"]}
 
     async def revoke(self, device_id: str) -> tuple[int, dict[str, Any]]:
-        import httpx
-
         async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
             token = await self._token(http)
             revoked = await http.post(
@@ -136,8 +138,6 @@ class DemoIntegrator:
 
     async def finish(self, visitor: str, auth_id: str | None) -> tuple[int, dict[str, Any]]:
         """The SDK's finish step names its flow (authId, the correlationId); each flow finishes once."""
-        import httpx
-
         flows = self._flows.get(visitor, {})
         flow = flows.pop(auth_id, None) if auth_id else None
         if flow is None and not auth_id and flows:
@@ -173,14 +173,6 @@ class DemoIntegrator:
 
 
 def demo_routes(dev: DevStack) -> list[BaseRoute]:
-    from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, RedirectResponse, Response
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
-
-    from phoneid.dev.server import WEB_CLIENT
-
     demo = DemoIntegrator(dev)
 
     def visitor_of(request: Request) -> str:
@@ -224,6 +216,6 @@ def demo_routes(dev: DevStack) -> list[BaseRoute]:
         Route("/demo/api/revoke", revoke, methods=["POST"]),
         Route("/demo", index),
         Mount(
-            "/demo", app=StaticFiles(directory=WEB_CLIENT / "demo", html=True, check_dir=False), name="demo"
+            "/demo", app=StaticFiles(directory=web_client() / "demo", html=True, check_dir=False), name="demo"
         ),
     ]

@@ -177,98 +177,7 @@ class FakeOperator:
         return json.dumps({"clientId": self.client_id, "clientSecret": self.client_secret})
 
     def start(self) -> FakeOperator:
-        operator = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_: Any) -> None:
-                return
-
-            def _send(
-                self, status: int, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
-            ) -> None:
-                payload = json.dumps(body).encode() if body is not None else b""
-                self._send_raw(status, payload, headers)
-
-            def _send_raw(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-                try:
-                    self.send_response(status)
-                    for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
-                        self.send_header(name, value)
-                    # The device fetches /authorize cross-origin (the web SDK's "fetch" Mobile Auth).
-                    self.send_header("Access-Control-Allow-Origin", "*")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the caller gave up waiting (a scripted slow answer)
-
-            def _error(self, status: int, code: str, message: str) -> None:
-                self._send(status, {"status": status, "code": code, "message": message})
-
-            def do_GET(self) -> None:
-                url = urllib.parse.urlsplit(self.path)
-                query = dict(urllib.parse.parse_qsl(url.query))
-                if url.path == "/authorize":
-                    operator._authorize(self, query)
-                elif url.path == f"{API_PATH}/device-phone-number":
-                    msisdn = operator._bearer(self.headers.get("Authorization"))
-                    if msisdn is None:
-                        self._error(
-                            401,
-                            "UNAUTHENTICATED",
-                            "Request not authenticated due to missing, invalid, or expired credentials.",
-                        )
-                    else:
-                        self._send(200, {"devicePhoneNumber": msisdn})
-                else:
-                    self._error(404, "NOT_FOUND", "The specified resource is not found.")
-
-            def do_DELETE(self) -> None:
-                if self.path == "/_script":
-                    operator.clear_scripts()
-                    self._send(204)
-                else:
-                    self._error(404, "NOT_FOUND", "The specified resource is not found.")
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length).decode()
-                if self.path == "/token":
-                    operator._token(self, dict(urllib.parse.parse_qsl(body)))
-                elif self.path == "/_script":
-                    try:
-                        operator.script_json(json.loads(body or "{}"))
-                    except (ValueError, TypeError) as error:
-                        self._error(400, "INVALID_ARGUMENT", f"invalid script: {error}")
-                        return
-                    self._send(204)
-                elif self.path in SIGNAL_APIS:
-                    operator._signal(self, SIGNAL_APIS[self.path], body)
-                elif self.path == f"{API_PATH}/verify":
-                    msisdn = operator._bearer(self.headers.get("Authorization"))
-                    if msisdn is None:
-                        self._error(
-                            401,
-                            "UNAUTHENTICATED",
-                            "Request not authenticated due to missing, invalid, or expired credentials.",
-                        )
-                        return
-                    try:
-                        phone = json.loads(body).get("phoneNumber")
-                    except ValueError:
-                        phone = None
-                    if not isinstance(phone, str) or not phone.startswith("+"):
-                        self._error(
-                            400,
-                            "INVALID_ARGUMENT",
-                            "Client specified an invalid argument, request body or query param.",
-                        )
-                        return
-                    self._send(200, {"devicePhoneNumberVerified": phone == msisdn})
-                else:
-                    self._error(404, "NOT_FOUND", "The specified resource is not found.")
-
-        self._server = ThreadingHTTPServer((self.host, self.port), Handler)
+        self._server = _OperatorServer(self)
         self.port = int(self._server.server_address[1])
         # A short poll lets stop() return at once (tests start and stop an operator each).
         threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
@@ -388,6 +297,112 @@ class FakeOperator:
             request._error(400, *_ERRORS[400])
             return
         request._send(200, answer)
+
+
+class _OperatorRequests(BaseHTTPRequestHandler):
+    """One HTTP request to the operator (``server`` is its ``_OperatorServer``)."""
+
+    server: _OperatorServer
+
+    @property
+    def operator(self) -> FakeOperator:
+        return self.server.operator
+
+    def log_message(self, *_: Any) -> None:
+        return
+
+    def _send(
+        self, status: int, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> None:
+        payload = json.dumps(body).encode() if body is not None else b""
+        self._send_raw(status, payload, headers)
+
+    def _send_raw(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+                self.send_header(name, value)
+            # The device fetches /authorize cross-origin (the web SDK's "fetch" Mobile Auth).
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the caller gave up waiting (a scripted slow answer)
+
+    def _error(self, status: int, code: str, message: str) -> None:
+        self._send(status, {"status": status, "code": code, "message": message})
+
+    def do_GET(self) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        query = dict(urllib.parse.parse_qsl(url.query))
+        if url.path == "/authorize":
+            self.operator._authorize(self, query)
+        elif url.path == f"{API_PATH}/device-phone-number":
+            msisdn = self.operator._bearer(self.headers.get("Authorization"))
+            if msisdn is None:
+                self._error(
+                    401,
+                    "UNAUTHENTICATED",
+                    "Request not authenticated due to missing, invalid, or expired credentials.",
+                )
+            else:
+                self._send(200, {"devicePhoneNumber": msisdn})
+        else:
+            self._error(404, "NOT_FOUND", "The specified resource is not found.")
+
+    def do_DELETE(self) -> None:
+        if self.path == "/_script":
+            self.operator.clear_scripts()
+            self._send(204)
+        else:
+            self._error(404, "NOT_FOUND", "The specified resource is not found.")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode()
+        if self.path == "/token":
+            self.operator._token(self, dict(urllib.parse.parse_qsl(body)))
+        elif self.path == "/_script":
+            try:
+                self.operator.script_json(json.loads(body or "{}"))
+            except (ValueError, TypeError) as error:
+                self._error(400, "INVALID_ARGUMENT", f"invalid script: {error}")
+                return
+            self._send(204)
+        elif self.path in SIGNAL_APIS:
+            self.operator._signal(self, SIGNAL_APIS[self.path], body)
+        elif self.path == f"{API_PATH}/verify":
+            msisdn = self.operator._bearer(self.headers.get("Authorization"))
+            if msisdn is None:
+                self._error(
+                    401,
+                    "UNAUTHENTICATED",
+                    "Request not authenticated due to missing, invalid, or expired credentials.",
+                )
+                return
+            try:
+                phone = json.loads(body).get("phoneNumber")
+            except ValueError:
+                phone = None
+            if not isinstance(phone, str) or not phone.startswith("+"):
+                self._error(
+                    400,
+                    "INVALID_ARGUMENT",
+                    "Client specified an invalid argument, request body or query param.",
+                )
+                return
+            self._send(200, {"devicePhoneNumberVerified": phone == msisdn})
+        else:
+            self._error(404, "NOT_FOUND", "The specified resource is not found.")
+
+
+class _OperatorServer(ThreadingHTTPServer):
+    """The operator's HTTP server: each request's handler reaches the operator through it."""
+
+    def __init__(self, operator: FakeOperator) -> None:
+        self.operator = operator
+        super().__init__((operator.host, operator.port), _OperatorRequests)
 
 
 def _fold(value: str, compact: bool = False) -> str:

@@ -10,15 +10,16 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from phoneid.dev.openapi import OPENAPI_PATH
-from phoneid.dev.template import ROOT
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
 
-if TYPE_CHECKING:
-    from starlette.routing import BaseRoute
+from phoneid.dev.openapi import openapi_path
+from phoneid.dev.static import redoc_bundle
 
-    from phoneid.dev.server import DevStack
+if TYPE_CHECKING:  # the type only: the stack imports nothing of the pages
+    from phoneid.dev.devstack import DevStack
 
-REDOC_BUNDLE = ROOT / "node_modules" / "redoc" / "bundles" / "redoc.standalone.js"
 BUNDLE_PATH = "/docs/redoc.standalone.js"
 
 # Redoc's side menu shows a logo from its CDN, and a page may try other URLs: the browser refuses
@@ -128,11 +129,11 @@ def _wants_json(accept: str) -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
-def page_routes(dev: DevStack, bundle: Path = REDOC_BUNDLE) -> list[BaseRoute]:
-    """Exact paths only: every other path (``POST /`` too) stays with the API gateway emulation."""
-    from starlette.requests import Request
-    from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
-    from starlette.routing import Route
+def page_routes(dev: DevStack, bundle: Path | None = None) -> list[BaseRoute]:
+    """Exact paths only: every other path (``POST /`` too) stays with the API gateway emulation.
+    ``bundle``: Redoc's (default: the repository's ``node_modules``)."""
+    bundle = redoc_bundle() if bundle is None else bundle
+    document = openapi_path()
 
     async def root(request: Request) -> Response:
         facts = local_facts(dev)
@@ -141,7 +142,7 @@ def page_routes(dev: DevStack, bundle: Path = REDOC_BUNDLE) -> list[BaseRoute]:
         return HTMLResponse(root_page(facts), headers={"Content-Security-Policy": PAGE_POLICY})
 
     async def openapi(request: Request) -> Response:
-        return FileResponse(OPENAPI_PATH, media_type="application/json")
+        return FileResponse(document, media_type="application/json")
 
     async def docs(request: Request) -> Response:
         if not bundle.is_file():  # no `npm ci` yet: say so rather than fail

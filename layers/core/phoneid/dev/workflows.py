@@ -49,10 +49,12 @@ import boto3
 
 from phoneid.dev.events import function_context, lambda_error
 from phoneid.dev.patches import Patch, apply, named, register
-from phoneid.dev.template import ROOT
 
 if TYPE_CHECKING:
     from phoneid.dev.stack import LocalStack
+
+# moto is imported inside the functions that use it, never here: it takes seconds to import, and
+# the stack imports this module before moto starts.
 
 log = logging.getLogger("phoneid.dev.workflows")
 
@@ -328,7 +330,7 @@ def provision(stack: LocalStack) -> None:
     events = boto3.client("events")
     for logical_id, props in stack.template.of_type("AWS::Serverless::StateMachine").items():
         name = stack.resolve(props["Name"]) if "Name" in props else f"{stack.name}-{logical_id}"
-        definition = (ROOT / props["DefinitionUri"]).read_text()
+        definition = (stack.template.root / props["DefinitionUri"]).read_text()
         for key, value in (props.get("DefinitionSubstitutions") or {}).items():
             definition = definition.replace(f"${{{key}}}", stack.resolve(value))
         arn = sfn.create_state_machine(
