@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from phoneid.dev import statefile
+from phoneid.dev import server, statefile
 from phoneid.dev import template as templates
 from phoneid.dev.template import RepositoryNotFound, Template, find_template
 
@@ -128,3 +128,16 @@ def test_outside_a_repository_the_state_file_is_looked_for_here_and_none_is_runn
     assert path == tmp_path / ".phoneid" / "dev.json"
     with pytest.raises(FileNotFoundError, match="no local stack is running here"):
         statefile.read_state(path)
+
+
+def test_phoneid_dev_outside_a_repository_says_so_before_it_starts_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, installed_elsewhere: None
+) -> None:
+    monkeypatch.delenv("PHONEID_TEMPLATE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    started: list[object] = []
+    monkeypatch.setattr(server, "DevStack", lambda *args, **kwargs: started.append(args))
+
+    with pytest.raises(RepositoryNotFound, match="run from the repository, or set PHONEID_TEMPLATE="):
+        server.serve(host="127.0.0.1", port=0, tier="sandbox", region="US")
+    assert started == []

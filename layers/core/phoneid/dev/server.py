@@ -34,6 +34,7 @@ from phoneid.dev.statefile import (
     write_whole,
 )
 from phoneid.dev.statefile import read_state as read_state_file
+from phoneid.dev.template import template_path
 from phoneid.domain.connect import ConnectTransport
 
 __all__ = ["SAM_ENV_VARS", "STATE_FILE", "DevStack", "build_app", "connect_line", "read_state", "serve"]
@@ -64,14 +65,13 @@ def serve(
     # uvicorn only when a stack is served: the CLI imports this module to read the state file.
     import uvicorn
 
-    def stop_like_ctrl_c(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
     started = time.perf_counter()
+    # The repository first: outside one, RepositoryNotFound says how to name it before anything starts.
+    template_path()
     install_from_environment()  # a test run records the functions' AWS calls (docs/operations.md)
     # uvicorn stops gracefully on SIGTERM, then raises it again for the handler it found: this one
     # ends like Ctrl-C, so the `finally` below runs (the default one would end the process at once).
-    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
+    signal.signal(signal.SIGTERM, _stop_like_ctrl_c)
     # Listening before the slow start: a taken port is said at once, and the state file never names
     # a port that refuses connections while its process lives.
     try:
@@ -101,23 +101,7 @@ def serve(
             client = dev.create_client(name="dev")
         write_whole(SAM_ENV_VARS, dev.stack.sam_env_vars(dev.moto.endpoint_url))
         write_whole(STATE_FILE, dev.facts())
-        log(
-            f"PhoneID local stack ({tier}, {region}) ready in {time.perf_counter() - started:.1f} s\n"
-            f"  API            {base_url}   (token: POST {base_url}/token)\n"
-            f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
-            f"  reference      {base_url}/docs   (OpenAPI: {base_url}/openapi.json; this list: {base_url}/)\n"
-            f"  outbox         {base_url}/_local/outbox   (SMS and batch emails; also printed below)\n"
-            f"  webhooks       POST {base_url}/_local/monitor   "
-            "(a change-monitor pass now; docs/webhooks.md)\n"
-            f"  {connect_line(dev)}\n"
-            f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
-            f"  sam local      sam local start-api --env-vars {_shown_path(SAM_ENV_VARS)} "
-            f"--docker-network host --region {dev.stack.aws_region} --port {port + 1}   (Docker; README)\n"
-            f"  client_id      {client['client_id']}\n"
-            f"  client_secret  {client['client_secret']}\n"
-            f"  more clients   POST {base_url}/_local/clients   or   phoneid clients create --local\n"
-            f"Press Ctrl-C to stop."
-        )
+        log(_banner(dev, client, port, time.perf_counter() - started))
         announced = True
         config = uvicorn.Config(build_app(dev), host=host, port=port, log_level="warning", access_log=False)
         uvicorn.Server(config).run(sockets=[listener])
@@ -130,6 +114,32 @@ def serve(
         listener.close()
         if announced:  # a stack that never started says only why (the CLI prints it)
             log("PhoneID local stack stopped.")
+
+
+def _stop_like_ctrl_c(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _banner(dev: DevStack, client: dict[str, str], port: int, seconds: float) -> str:
+    """What the stack says once it is ready: where everything is, and the first client's credentials."""
+    base_url = dev.base_url
+    return (
+        f"PhoneID local stack ({dev.tier}, {dev.region}) ready in {seconds:.1f} s\n"
+        f"  API            {base_url}   (token: POST {base_url}/token)\n"
+        f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
+        f"  reference      {base_url}/docs   (OpenAPI: {base_url}/openapi.json; this list: {base_url}/)\n"
+        f"  outbox         {base_url}/_local/outbox   (SMS and batch emails; also printed below)\n"
+        f"  webhooks       POST {base_url}/_local/monitor   "
+        "(a change-monitor pass now; docs/webhooks.md)\n"
+        f"  {connect_line(dev)}\n"
+        f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
+        f"  sam local      sam local start-api --env-vars {_shown_path(SAM_ENV_VARS)} "
+        f"--docker-network host --region {dev.stack.aws_region} --port {port + 1}   (Docker; README)\n"
+        f"  client_id      {client['client_id']}\n"
+        f"  client_secret  {client['client_secret']}\n"
+        f"  more clients   POST {base_url}/_local/clients   or   phoneid clients create --local\n"
+        f"Press Ctrl-C to stop."
+    )
 
 
 def connect_line(dev: DevStack) -> str:
