@@ -173,49 +173,61 @@ class DemoIntegrator:
 
 
 def demo_routes(dev: DevStack) -> list[BaseRoute]:
-    demo = DemoIntegrator(dev)
+    return DemoRoutes(DemoIntegrator(dev)).routes()
 
-    def visitor_of(request: Request) -> str:
-        return request.cookies.get(COOKIE) or secrets.token_urlsafe(16)
 
-    def answer(request: Request, status: int, body: dict[str, Any]) -> Response:
-        response = JSONResponse(body, status_code=status)
-        response.set_cookie(COOKIE, visitor_of(request), httponly=True, samesite="strict")
-        return response
+def _visitor_of(request: Request) -> str:
+    return request.cookies.get(COOKIE) or secrets.token_urlsafe(16)
 
-    async def start(request: Request) -> Response:
-        visitor = visitor_of(request)
-        status, body = await demo.start(visitor, await request.json())
+
+def _answer(request: Request, status: int, body: dict[str, Any]) -> Response:
+    response = JSONResponse(body, status_code=status)
+    response.set_cookie(COOKIE, _visitor_of(request), httponly=True, samesite="strict")
+    return response
+
+
+class DemoRoutes:
+    """The demo page's backend at ``/demo/api``, and the page itself at ``/demo/``."""
+
+    def __init__(self, demo: DemoIntegrator) -> None:
+        self._demo = demo
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/demo/api/start", self.start, methods=["POST"]),
+            Route("/demo/api/finish", self.finish, methods=["POST"]),
+            Route("/demo/api/config", self.config, methods=["GET"]),
+            Route("/demo/api/revoke", self.revoke, methods=["POST"]),
+            Route("/demo", self.index),
+            Mount(
+                "/demo",
+                app=StaticFiles(directory=web_client() / "demo", html=True, check_dir=False),
+                name="demo",
+            ),
+        ]
+
+    async def start(self, request: Request) -> Response:
+        visitor = _visitor_of(request)
+        status, body = await self._demo.start(visitor, await request.json())
         response = JSONResponse(body, status_code=status)
         response.set_cookie(COOKIE, visitor, httponly=True, samesite="strict")
         return response
 
-    async def finish(request: Request) -> Response:
+    async def finish(self, request: Request) -> Response:
         try:
             sent = json.loads(await request.body() or b"{}")
         except ValueError:
             sent = {}
         auth_id = sent.get("authId") if isinstance(sent, dict) else None
-        status, body = await demo.finish(visitor_of(request), str(auth_id) if auth_id else None)
-        return answer(request, status, body)
+        status, body = await self._demo.finish(_visitor_of(request), str(auth_id) if auth_id else None)
+        return _answer(request, status, body)
 
-    async def index(request: Request) -> Response:
+    async def index(self, request: Request) -> Response:
         return RedirectResponse("/demo/")
 
-    async def config(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(demo.page_config))
+    async def config(self, request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(self._demo.page_config))
 
-    async def revoke(request: Request) -> Response:
-        status, body = await demo.revoke(str((await request.json()).get("deviceId", "")))
+    async def revoke(self, request: Request) -> Response:
+        status, body = await self._demo.revoke(str((await request.json()).get("deviceId", "")))
         return JSONResponse(body, status_code=status)
-
-    return [
-        Route("/demo/api/start", start, methods=["POST"]),
-        Route("/demo/api/finish", finish, methods=["POST"]),
-        Route("/demo/api/config", config, methods=["GET"]),
-        Route("/demo/api/revoke", revoke, methods=["POST"]),
-        Route("/demo", index),
-        Mount(
-            "/demo", app=StaticFiles(directory=web_client() / "demo", html=True, check_dir=False), name="demo"
-        ),
-    ]
