@@ -19,6 +19,7 @@ PACKAGE = LAYER / "phoneid"
 # What phoneid.dev imports inside functions, by the imported module's prefix, and why.
 LATE_IMPORTS = {
     "moto": "takes seconds to import; only once a stack starts (the CLI imports phoneid.dev without moto)",
+    "httpx": "imports its command line (click, rich, pygments) with itself; only once the demo calls the API",
     "uvicorn": "only when `phoneid dev` serves; the CLI imports phoneid.dev.server to read the state file",
     "samtranslator": "only when a role's SAM policy templates are expanded",
     "aws_lambda_powertools.event_handler.openapi": "only to generate the OpenAPI document",

@@ -12,7 +12,6 @@ import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -24,7 +23,9 @@ from phoneid.dev.static import web_client
 from phoneid.domain.clients import Solution
 from phoneid.domain.sandbox import Catalogue
 
-if TYPE_CHECKING:  # the type only: the stack imports nothing of the pages
+if TYPE_CHECKING:  # the types only: the stack imports nothing of the demo
+    import httpx
+
     from phoneid.dev.devstack import DevStack
 
 COOKIE = "phoneid_demo"
@@ -85,6 +86,14 @@ class DemoIntegrator:
             },
         }
 
+    def _http(self) -> httpx.AsyncClient:
+        """A client of this stack's API, as an integrator's backend has one."""
+        # httpx imports its command line (click, rich, pygments: half a second) with itself: only when
+        # the demo calls the API, not whenever the CLI imports the local server to read its state file.
+        import httpx
+
+        return httpx.AsyncClient(base_url=self._dev.base_url, timeout=30)
+
     async def _token(self, http: Any) -> str:
         response = await http.post(
             "/token",
@@ -101,7 +110,7 @@ class DemoIntegrator:
             body["possessionType"] = "mobile"
         if unified or body.get("flowType") == "desktop":
             body["finalTargetUrl"] = f"{self._dev.base_url}/demo/verified.html"
-        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+        async with self._http() as http:
             token = await self._token(http)
             path = "/v3/unify" if unified else "/v3/start"
             started = await http.post(path, json=body, headers={"Authorization": f"Bearer {token}"})
@@ -127,7 +136,7 @@ class DemoIntegrator:
         return 200, {"authToken": answer["authToken"]}
 
     async def revoke(self, device_id: str) -> tuple[int, dict[str, Any]]:
-        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+        async with self._http() as http:
             token = await self._token(http)
             revoked = await http.post(
                 "/v3/device/revoke",
@@ -147,7 +156,7 @@ class DemoIntegrator:
         headers = {"Authorization": f"Bearer {flow['token']}"}
         steps: dict[str, Any] = {}
         correlation = {"correlationId": flow["correlationId"]}
-        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+        async with self._http() as http:
             if flow["unified"]:
                 status = await http.post("/v3/unify-status", json=correlation, headers=headers)
                 return 200, {"unifyStatus": status.json()}

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 from phoneid.api.models import ErrorBody
+from phoneid.dev.static import openapi_path
 from phoneid.dev.template import repository_root, template
 
 LOCAL_URL = "http://127.0.0.1:3000"
@@ -256,11 +256,6 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "model_dump"):
         return value.model_dump(by_alias=True, exclude_none=True, mode="json")
     return getattr(value, "value", str(value))
-
-
-def openapi_path() -> Path:
-    """The committed document: ``docs/openapi.json`` of the repository."""
-    return repository_root() / "docs" / "openapi.json"
 
 
 if __name__ == "__main__":

@@ -14,8 +14,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from phoneid.dev.openapi import openapi_path
-from phoneid.dev.static import redoc_bundle
+from phoneid.dev.static import openapi_path, redoc_bundle
 
 if TYPE_CHECKING:  # the type only: the stack imports nothing of the pages
     from phoneid.dev.devstack import DevStack
