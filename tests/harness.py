@@ -21,10 +21,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import boto3
 
 from phoneid import bootstrap
+from phoneid.dev.events import function_context
 from phoneid.dev.gateway import HttpResponse, LocalGateway
 from phoneid.dev.outbox import sent_messages
 from phoneid.dev.stack import LocalStack
-from phoneid.dev.triggers import function_context
 from tests.fakes import FakeClock
 
 EVENTS = Path(__file__).resolve().parents[1] / "events"

@@ -21,7 +21,7 @@ from phoneid.api import (
     unify_models,
     verify_models,
 )
-from phoneid.dev.openapi import OPENAPI_PATH, render
+from phoneid.dev.openapi import openapi_path, render
 from phoneid.dev.template import template
 
 _METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -31,7 +31,7 @@ _SCHEME_OF_AUTHORIZER = {"AccessTokenAuthorizer": "accessToken", "FlowTokenAutho
 
 
 def _document() -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(OPENAPI_PATH.read_text())
+    document: dict[str, Any] = json.loads(openapi_path().read_text())
     return document
 
 
@@ -46,7 +46,7 @@ def _operations(document: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any
 
 def test_committed_openapi_document_matches_the_code() -> None:
     # Regenerate with: python -m phoneid.dev.openapi
-    assert OPENAPI_PATH.read_text() == render()
+    assert openapi_path().read_text() == render()
 
 
 def test_the_document_has_every_route_of_the_template_and_nothing_else() -> None:
@@ -158,7 +158,7 @@ STATUSES: dict[tuple[str, str], set[int]] = {
     ("POST", "/client/v1/device-key/register"): {200, 400, 401, 403, 429, 500},
     ("GET", "/l/{token}"): {302, 410, 429, 500},
 }
-_API_MD = OPENAPI_PATH.parent / "api.md"
+_API_MD = openapi_path().parent / "api.md"
 
 
 def test_each_operation_lists_exactly_the_statuses_it_can_answer() -> None:

@@ -7,8 +7,8 @@ import json
 import httpx
 import pytest
 
-from phoneid.dev.openapi import OPENAPI_PATH
-from phoneid.dev.pages import REDOC_BUNDLE
+from phoneid.dev.openapi import openapi_path
+from phoneid.dev.static import redoc_bundle
 from tests.e2e.conftest import DevServer
 
 pytestmark = pytest.mark.e2e
@@ -67,7 +67,7 @@ def test_the_openapi_document_is_served_as_committed(http: httpx.Client) -> None
 
     assert served.status_code == 200
     assert served.headers["content-type"].startswith("application/json")
-    assert served.content == OPENAPI_PATH.read_bytes()
+    assert served.content == openapi_path().read_bytes()
 
 
 def test_the_api_reference_is_redoc_from_node_modules(http: httpx.Client) -> None:
@@ -80,4 +80,4 @@ def test_the_api_reference_is_redoc_from_node_modules(http: httpx.Client) -> Non
     assert 'spec-url="/openapi.json"' in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert bundle.status_code == 200
-    assert bundle.content == REDOC_BUNDLE.read_bytes()
+    assert bundle.content == redoc_bundle().read_bytes()

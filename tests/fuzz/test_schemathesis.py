@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from phoneid.dev.openapi import OPENAPI_PATH
+from phoneid.dev.openapi import openapi_path
 from tests.e2e.conftest import DevServer, HttpApi, start_dev_server
 from tests.harness import Credentials, Integrator
 from tests.integration.test_unify import first_visit
@@ -164,7 +164,7 @@ def test_schemathesis_finds_no_failure_in_any_operation(stack: DevServer, tmp_pa
         str(config),
         "--no-color",
         "run",
-        str(OPENAPI_PATH),
+        str(openapi_path()),
         "--url",
         stack.base_url,
         "--checks",

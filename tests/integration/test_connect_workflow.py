@@ -27,8 +27,8 @@ from botocore.exceptions import ClientError
 from phoneid import bootstrap
 from phoneid.adapters.s3 import S3ObjectStore
 from phoneid.dev import workflows
+from phoneid.dev.events import function_context
 from phoneid.dev.outbox import sent_emails
-from phoneid.dev.triggers import function_context
 from phoneid.domain.clients import Caller
 from phoneid.domain.connect import BatchState, ConnectProfile
 from phoneid.domain.connect_files import OUTPUT_COLUMNS

@@ -25,9 +25,9 @@ import pytest
 
 from phoneid import bootstrap
 from phoneid.cli import main
+from phoneid.dev.events import function_context
 from phoneid.dev.operator import FakeOperator
 from phoneid.dev.triggers import (
-    function_context,
     queue_sources,
     scheduled_functions,
     scheduler_event,

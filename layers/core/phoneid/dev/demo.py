@@ -12,10 +12,21 @@ import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from starlette.routing import BaseRoute
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 
-    from phoneid.dev.server import DevStack
+from phoneid.bootstrap import container
+from phoneid.dev.static import web_client
+from phoneid.domain.clients import Solution
+from phoneid.domain.sandbox import Catalogue
+
+if TYPE_CHECKING:  # the types only: the stack imports nothing of the demo
+    import httpx
+
+    from phoneid.dev.devstack import DevStack
 
 COOKIE = "phoneid_demo"
 
@@ -40,10 +51,6 @@ class DemoIntegrator:
 
     def page_config(self) -> dict[str, Any]:
         """What the page needs to know about this stack: tier, region, test users, SMS budgets."""
-        from phoneid.bootstrap import container
-        from phoneid.domain.clients import Solution
-        from phoneid.domain.sandbox import Catalogue
-
         settings = container().settings
         users: list[dict[str, str]] = []
         if self._dev.tier == "sandbox":
@@ -79,6 +86,14 @@ class DemoIntegrator:
             },
         }
 
+    def _http(self) -> httpx.AsyncClient:
+        """A client of this stack's API, as an integrator's backend has one."""
+        # httpx imports its command line (click, rich, pygments: half a second) with itself: only when
+        # the demo calls the API, not whenever the CLI imports the local server to read its state file.
+        import httpx
+
+        return httpx.AsyncClient(base_url=self._dev.base_url, timeout=30)
+
     async def _token(self, http: Any) -> str:
         response = await http.post(
             "/token",
@@ -88,8 +103,6 @@ class DemoIntegrator:
         return str(response.json()["access_token"])
 
     async def start(self, visitor: str, form: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        import httpx
-
         unified = form.get("api") == "unify"
         fields = ("phoneNumber", "allowOTPRetry") if unified else ("flowType", "phoneNumber", "allowOTPRetry")
         body = {key: form[key] for key in fields if form.get(key) not in (None, "")}
@@ -97,7 +110,7 @@ class DemoIntegrator:
             body["possessionType"] = "mobile"
         if unified or body.get("flowType") == "desktop":
             body["finalTargetUrl"] = f"{self._dev.base_url}/demo/verified.html"
-        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+        async with self._http() as http:
             token = await self._token(http)
             path = "/v3/unify" if unified else "/v3/start"
             started = await http.post(path, json=body, headers={"Authorization": f"Bearer {token}"})
@@ -123,9 +136,7 @@ class DemoIntegrator:
         return 200, {"authToken": answer["authToken"]}
 
     async def revoke(self, device_id: str) -> tuple[int, dict[str, Any]]:
-        import httpx
-
-        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+        async with self._http() as http:
             token = await self._token(http)
             revoked = await http.post(
                 "/v3/device/revoke",
@@ -136,8 +147,6 @@ class DemoIntegrator:
 
     async def finish(self, visitor: str, auth_id: str | None) -> tuple[int, dict[str, Any]]:
         """The SDK's finish step names its flow (authId, the correlationId); each flow finishes once."""
-        import httpx
-
         flows = self._flows.get(visitor, {})
         flow = flows.pop(auth_id, None) if auth_id else None
         if flow is None and not auth_id and flows:
@@ -147,7 +156,7 @@ class DemoIntegrator:
         headers = {"Authorization": f"Bearer {flow['token']}"}
         steps: dict[str, Any] = {}
         correlation = {"correlationId": flow["correlationId"]}
-        async with httpx.AsyncClient(base_url=self._dev.base_url, timeout=30) as http:
+        async with self._http() as http:
             if flow["unified"]:
                 status = await http.post("/v3/unify-status", json=correlation, headers=headers)
                 return 200, {"unifyStatus": status.json()}
@@ -173,57 +182,61 @@ class DemoIntegrator:
 
 
 def demo_routes(dev: DevStack) -> list[BaseRoute]:
-    from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, RedirectResponse, Response
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
+    return DemoRoutes(DemoIntegrator(dev)).routes()
 
-    from phoneid.dev.server import WEB_CLIENT
 
-    demo = DemoIntegrator(dev)
+def _visitor_of(request: Request) -> str:
+    return request.cookies.get(COOKIE) or secrets.token_urlsafe(16)
 
-    def visitor_of(request: Request) -> str:
-        return request.cookies.get(COOKIE) or secrets.token_urlsafe(16)
 
-    def answer(request: Request, status: int, body: dict[str, Any]) -> Response:
-        response = JSONResponse(body, status_code=status)
-        response.set_cookie(COOKIE, visitor_of(request), httponly=True, samesite="strict")
-        return response
+def _answer(request: Request, status: int, body: dict[str, Any]) -> Response:
+    response = JSONResponse(body, status_code=status)
+    response.set_cookie(COOKIE, _visitor_of(request), httponly=True, samesite="strict")
+    return response
 
-    async def start(request: Request) -> Response:
-        visitor = visitor_of(request)
-        status, body = await demo.start(visitor, await request.json())
+
+class DemoRoutes:
+    """The demo page's backend at ``/demo/api``, and the page itself at ``/demo/``."""
+
+    def __init__(self, demo: DemoIntegrator) -> None:
+        self._demo = demo
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/demo/api/start", self.start, methods=["POST"]),
+            Route("/demo/api/finish", self.finish, methods=["POST"]),
+            Route("/demo/api/config", self.config, methods=["GET"]),
+            Route("/demo/api/revoke", self.revoke, methods=["POST"]),
+            Route("/demo", self.index),
+            Mount(
+                "/demo",
+                app=StaticFiles(directory=web_client() / "demo", html=True, check_dir=False),
+                name="demo",
+            ),
+        ]
+
+    async def start(self, request: Request) -> Response:
+        visitor = _visitor_of(request)
+        status, body = await self._demo.start(visitor, await request.json())
         response = JSONResponse(body, status_code=status)
         response.set_cookie(COOKIE, visitor, httponly=True, samesite="strict")
         return response
 
-    async def finish(request: Request) -> Response:
+    async def finish(self, request: Request) -> Response:
         try:
             sent = json.loads(await request.body() or b"{}")
         except ValueError:
             sent = {}
         auth_id = sent.get("authId") if isinstance(sent, dict) else None
-        status, body = await demo.finish(visitor_of(request), str(auth_id) if auth_id else None)
-        return answer(request, status, body)
+        status, body = await self._demo.finish(_visitor_of(request), str(auth_id) if auth_id else None)
+        return _answer(request, status, body)
 
-    async def index(request: Request) -> Response:
+    async def index(self, request: Request) -> Response:
         return RedirectResponse("/demo/")
 
-    async def config(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(demo.page_config))
+    async def config(self, request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(self._demo.page_config))
 
-    async def revoke(request: Request) -> Response:
-        status, body = await demo.revoke(str((await request.json()).get("deviceId", "")))
+    async def revoke(self, request: Request) -> Response:
+        status, body = await self._demo.revoke(str((await request.json()).get("deviceId", "")))
         return JSONResponse(body, status_code=status)
-
-    return [
-        Route("/demo/api/start", start, methods=["POST"]),
-        Route("/demo/api/finish", finish, methods=["POST"]),
-        Route("/demo/api/config", config, methods=["GET"]),
-        Route("/demo/api/revoke", revoke, methods=["POST"]),
-        Route("/demo", index),
-        Mount(
-            "/demo", app=StaticFiles(directory=WEB_CLIENT / "demo", html=True, check_dir=False), name="demo"
-        ),
-    ]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import logging
 import os
 import pickle
 import socket
@@ -32,6 +33,9 @@ from collections.abc import Callable
 from typing import Any
 
 from phoneid.dev.patches import Patch, apply, apply_all, named, register
+
+# moto is imported inside the functions that use it, never here: it takes seconds to import, and
+# the CLI and the tests import this module before (or without) starting moto.
 
 _READ_ACTIONS = ("get_item", "batch_get_item", "query", "scan", "transact_get_items")
 # One item operation at a time, writes and the reads that copy items out (see atomic_dynamodb_writes).
@@ -416,8 +420,7 @@ class MotoServer:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> MotoServer:
-        import logging
-
+        # moto takes seconds to import: only once a stack starts (the CLI imports this module too).
         from moto.server import ThreadedMotoServer
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per AWS call is noise here

@@ -1,12 +1,17 @@
-"""API Gateway REST proxy events and Lambda contexts, as API Gateway and Lambda make them."""
+"""API Gateway REST proxy events, Lambda contexts and Lambda's error payload, as API Gateway and
+Lambda make them."""
 
 from __future__ import annotations
 
 import time
+import traceback
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from phoneid.dev.template import Template
 
 
 @dataclass
@@ -21,6 +26,33 @@ class LambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return 10_000
+
+
+@dataclass
+class FunctionContext(LambdaContext):
+    """A Lambda context whose remaining time is the function's own timeout (from the template)."""
+
+    timeout_seconds: float = 3.0
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int(self.timeout_seconds * 1000)
+
+
+def function_context(template: Template, logical_id: str) -> FunctionContext:
+    props = template.of_type("AWS::Serverless::Function")[logical_id]
+    shared = template.document.get("Globals", {}).get("Function", {})
+    timeout = float(props.get("Timeout", shared.get("Timeout", 3)))
+    return FunctionContext(function_name=logical_id, timeout_seconds=timeout)
+
+
+def lambda_error(error: BaseException) -> dict[str, Any]:
+    """Lambda's payload for a handler that raised: Step Functions matches ``errorType``."""
+    return {
+        "errorType": type(error).__name__,
+        "errorMessage": str(error),
+        "requestId": str(uuid.uuid4()),
+        "stackTrace": traceback.format_tb(error.__traceback__),
+    }
 
 
 def rest_event(

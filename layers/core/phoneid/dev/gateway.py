@@ -3,6 +3,7 @@ responses, and Lambda proxy integration, all as configured in ``template.yaml``.
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import uuid
@@ -164,7 +165,5 @@ class LocalGateway:
             headers[name] = ", ".join(str(v) for v in values)
         body = result.get("body") or ""
         if result.get("isBase64Encoded"):
-            import base64
-
             body = base64.b64decode(body).decode()
         return HttpResponse(int(result.get("statusCode", 200)), headers, body)

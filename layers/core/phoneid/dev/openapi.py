@@ -12,9 +12,9 @@ import warnings
 from typing import Any
 
 from phoneid.api.models import ErrorBody
-from phoneid.dev.template import ROOT, template
+from phoneid.dev.static import openapi_path
+from phoneid.dev.template import repository_root, template
 
-OPENAPI_PATH = ROOT / "docs" / "openapi.json"
 LOCAL_URL = "http://127.0.0.1:3000"
 
 # What each error code means, for the descriptions of the statuses below (docs/api.md, Errors).
@@ -164,6 +164,8 @@ _PATH_IDS = {
 
 
 def generate() -> dict[str, Any]:
+    # Only generating the document needs Powertools' OpenAPI models (pydantic, slow to import): the
+    # local stack's pages import this module for ``openapi_path`` alone.
     from aws_lambda_powertools.event_handler.openapi.merge import OpenAPIMerge
     from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
@@ -257,5 +259,5 @@ def _plain(value: Any) -> Any:
 
 
 if __name__ == "__main__":
-    OPENAPI_PATH.write_text(render())
-    sys.stdout.write(f"wrote {OPENAPI_PATH.relative_to(ROOT)}\n")
+    openapi_path().write_text(render())
+    sys.stdout.write(f"wrote {openapi_path().relative_to(repository_root())}\n")

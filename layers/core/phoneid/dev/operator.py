@@ -39,50 +39,17 @@ import re
 import secrets
 import threading
 import time
-import unicodedata
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from phoneid.dev.operator_facts import ANSWERS, SIGNAL_APIS, check_fact
 
 API_PATH = "/number-verification/v2"
 SCOPE = "number-verification:verify"
 
-# Network API path -> the API's name in scripted failures.
-SIGNAL_APIS = {
-    "/sim-swap/v2/retrieve-date": "sim-swap",
-    "/call-forwarding-signal/v0.4/unconditional-call-forwardings": "call-forwarding",
-    "/kyc-tenure/v0.2/check-tenure": "tenure",
-    "/number-recycling/v0.2/check": "recycling",
-    "/kyc-match/v0.4/match": "kyc-match",
-    "/device-reachability-status/v1/retrieve": "reachability",
-    "/device-roaming-status/v1/retrieve": "roaming",
-}
-KYC_FIELDS = (
-    "givenName",
-    "familyName",
-    "birthdate",
-    "idDocument",
-    "address",
-    "postalCode",
-    "locality",
-    "region",
-    "email",
-)
-FACTS = (
-    "latestSimChange",
-    "callForwarding",
-    "subscribedSince",
-    "subscriberChangedAt",
-    "subscriber",
-    "reachable",
-    "roamingCountry",
-    "unknown",
-    "fail",
-)
-NEUTRAL_SUBSCRIBED_SINCE = date(2015, 1, 1)
 _PHONE = re.compile(r"^\+[1-9][0-9]{4,14}$")
 # CAMARA's error codes for the statuses a script can ask for.
 _ERRORS = {
@@ -153,7 +120,7 @@ class FakeOperator:
         """Set facts about ``phone_number`` (added to those scripted before); see the module doc."""
         if not isinstance(phone_number, str) or not _PHONE.match(phone_number):
             raise ValueError("phoneNumber must be E.164")
-        checked = {name: _check_fact(name, value) for name, value in facts.items()}
+        checked = {name: check_fact(name, value) for name, value in facts.items()}
         with self._lock:
             self._facts.setdefault(phone_number, {}).update(checked)
 
@@ -177,98 +144,7 @@ class FakeOperator:
         return json.dumps({"clientId": self.client_id, "clientSecret": self.client_secret})
 
     def start(self) -> FakeOperator:
-        operator = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_: Any) -> None:
-                return
-
-            def _send(
-                self, status: int, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
-            ) -> None:
-                payload = json.dumps(body).encode() if body is not None else b""
-                self._send_raw(status, payload, headers)
-
-            def _send_raw(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-                try:
-                    self.send_response(status)
-                    for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
-                        self.send_header(name, value)
-                    # The device fetches /authorize cross-origin (the web SDK's "fetch" Mobile Auth).
-                    self.send_header("Access-Control-Allow-Origin", "*")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the caller gave up waiting (a scripted slow answer)
-
-            def _error(self, status: int, code: str, message: str) -> None:
-                self._send(status, {"status": status, "code": code, "message": message})
-
-            def do_GET(self) -> None:
-                url = urllib.parse.urlsplit(self.path)
-                query = dict(urllib.parse.parse_qsl(url.query))
-                if url.path == "/authorize":
-                    operator._authorize(self, query)
-                elif url.path == f"{API_PATH}/device-phone-number":
-                    msisdn = operator._bearer(self.headers.get("Authorization"))
-                    if msisdn is None:
-                        self._error(
-                            401,
-                            "UNAUTHENTICATED",
-                            "Request not authenticated due to missing, invalid, or expired credentials.",
-                        )
-                    else:
-                        self._send(200, {"devicePhoneNumber": msisdn})
-                else:
-                    self._error(404, "NOT_FOUND", "The specified resource is not found.")
-
-            def do_DELETE(self) -> None:
-                if self.path == "/_script":
-                    operator.clear_scripts()
-                    self._send(204)
-                else:
-                    self._error(404, "NOT_FOUND", "The specified resource is not found.")
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length).decode()
-                if self.path == "/token":
-                    operator._token(self, dict(urllib.parse.parse_qsl(body)))
-                elif self.path == "/_script":
-                    try:
-                        operator.script_json(json.loads(body or "{}"))
-                    except (ValueError, TypeError) as error:
-                        self._error(400, "INVALID_ARGUMENT", f"invalid script: {error}")
-                        return
-                    self._send(204)
-                elif self.path in SIGNAL_APIS:
-                    operator._signal(self, SIGNAL_APIS[self.path], body)
-                elif self.path == f"{API_PATH}/verify":
-                    msisdn = operator._bearer(self.headers.get("Authorization"))
-                    if msisdn is None:
-                        self._error(
-                            401,
-                            "UNAUTHENTICATED",
-                            "Request not authenticated due to missing, invalid, or expired credentials.",
-                        )
-                        return
-                    try:
-                        phone = json.loads(body).get("phoneNumber")
-                    except ValueError:
-                        phone = None
-                    if not isinstance(phone, str) or not phone.startswith("+"):
-                        self._error(
-                            400,
-                            "INVALID_ARGUMENT",
-                            "Client specified an invalid argument, request body or query param.",
-                        )
-                        return
-                    self._send(200, {"devicePhoneNumberVerified": phone == msisdn})
-                else:
-                    self._error(404, "NOT_FOUND", "The specified resource is not found.")
-
-        self._server = ThreadingHTTPServer((self.host, self.port), Handler)
+        self._server = _OperatorServer(self)
         self.port = int(self._server.server_address[1])
         # A short poll lets stop() return at once (tests start and stop an operator each).
         threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
@@ -383,120 +259,114 @@ class FakeOperator:
             request._error(404, *_ERRORS[404])
             return
         try:
-            answer = _ANSWERS[api](facts, payload)
+            answer = ANSWERS[api](facts, payload)
         except (ValueError, TypeError):
             request._error(400, *_ERRORS[400])
             return
         request._send(200, answer)
 
 
-def _fold(value: str, compact: bool = False) -> str:
-    """Case- and accent-insensitive form; ``compact`` also drops spaces and punctuation."""
-    text = "".join(c for c in unicodedata.normalize("NFKD", value) if not unicodedata.combining(c))
-    text = " ".join(text.casefold().split())
-    return re.sub(r"[^0-9a-z]", "", text) if compact else text
+class _OperatorRequests(BaseHTTPRequestHandler):
+    """One HTTP request to the operator (``server`` is its ``_OperatorServer``)."""
+
+    server: _OperatorServer
+
+    @property
+    def operator(self) -> FakeOperator:
+        return self.server.operator
+
+    def log_message(self, *_: Any) -> None:
+        return
+
+    def _send(
+        self, status: int, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> None:
+        payload = json.dumps(body).encode() if body is not None else b""
+        self._send_raw(status, payload, headers)
+
+    def _send_raw(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+                self.send_header(name, value)
+            # The device fetches /authorize cross-origin (the web SDK's "fetch" Mobile Auth).
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the caller gave up waiting (a scripted slow answer)
+
+    def _error(self, status: int, code: str, message: str) -> None:
+        self._send(status, {"status": status, "code": code, "message": message})
+
+    def do_GET(self) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        query = dict(urllib.parse.parse_qsl(url.query))
+        if url.path == "/authorize":
+            self.operator._authorize(self, query)
+        elif url.path == f"{API_PATH}/device-phone-number":
+            msisdn = self.operator._bearer(self.headers.get("Authorization"))
+            if msisdn is None:
+                self._error(
+                    401,
+                    "UNAUTHENTICATED",
+                    "Request not authenticated due to missing, invalid, or expired credentials.",
+                )
+            else:
+                self._send(200, {"devicePhoneNumber": msisdn})
+        else:
+            self._error(404, "NOT_FOUND", "The specified resource is not found.")
+
+    def do_DELETE(self) -> None:
+        if self.path == "/_script":
+            self.operator.clear_scripts()
+            self._send(204)
+        else:
+            self._error(404, "NOT_FOUND", "The specified resource is not found.")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode()
+        if self.path == "/token":
+            self.operator._token(self, dict(urllib.parse.parse_qsl(body)))
+        elif self.path == "/_script":
+            try:
+                self.operator.script_json(json.loads(body or "{}"))
+            except (ValueError, TypeError) as error:
+                self._error(400, "INVALID_ARGUMENT", f"invalid script: {error}")
+                return
+            self._send(204)
+        elif self.path in SIGNAL_APIS:
+            self.operator._signal(self, SIGNAL_APIS[self.path], body)
+        elif self.path == f"{API_PATH}/verify":
+            msisdn = self.operator._bearer(self.headers.get("Authorization"))
+            if msisdn is None:
+                self._error(
+                    401,
+                    "UNAUTHENTICATED",
+                    "Request not authenticated due to missing, invalid, or expired credentials.",
+                )
+                return
+            try:
+                phone = json.loads(body).get("phoneNumber")
+            except ValueError:
+                phone = None
+            if not isinstance(phone, str) or not phone.startswith("+"):
+                self._error(
+                    400,
+                    "INVALID_ARGUMENT",
+                    "Client specified an invalid argument, request body or query param.",
+                )
+                return
+            self._send(200, {"devicePhoneNumberVerified": phone == msisdn})
+        else:
+            self._error(404, "NOT_FOUND", "The specified resource is not found.")
 
 
-def _kyc(facts: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    subscriber = facts.get("subscriber") or {}
-    requested = [name for name in KYC_FIELDS if isinstance(payload.get(name), str) and payload[name]]
-    if not requested:
-        raise ValueError("no field to match")
-    answer: dict[str, Any] = {}
-    for name in requested:
-        known = subscriber.get(name)
-        if not known:
-            answer[f"{name}Match"] = "not_available"
-            continue
-        compact = name in ("idDocument", "postalCode", "birthdate")
-        same = _fold(payload[name], compact) == _fold(known, compact)
-        answer[f"{name}Match"] = "true" if same else "false"
-    return answer
+class _OperatorServer(ThreadingHTTPServer):
+    """The operator's HTTP server: each request's handler reaches the operator through it."""
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _tenure(facts: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    since = facts.get("subscribedSince", NEUTRAL_SUBSCRIBED_SINCE)
-    return {"tenureDateCheck": since <= date.fromisoformat(payload["tenureDate"])}
-
-
-def _recycling(facts: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    specified = date.fromisoformat(payload["specifiedDate"])
-    changed = facts.get("subscriberChangedAt")
-    return {"phoneNumberRecycled": changed is not None and changed > specified}
-
-
-def _sim_swap(facts: dict[str, Any], _: dict[str, Any]) -> dict[str, Any]:
-    changed = facts.get("latestSimChange")
-    return {"latestSimChange": changed.isoformat().replace("+00:00", "Z") if changed else None}
-
-
-def _reachability(facts: dict[str, Any], _: dict[str, Any]) -> dict[str, Any]:
-    if facts.get("reachable", True):
-        return {"lastStatusTime": _now(), "reachable": True, "connectivity": ["DATA", "SMS"]}
-    return {"lastStatusTime": _now(), "reachable": False}
-
-
-def _roaming(facts: dict[str, Any], _: dict[str, Any]) -> dict[str, Any]:
-    country = facts.get("roamingCountry")
-    if not country:
-        return {"lastStatusTime": _now(), "roaming": False}
-    return {"lastStatusTime": _now(), "roaming": True, "countryName": [country]}
-
-
-_ANSWERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
-    "sim-swap": _sim_swap,
-    "call-forwarding": lambda facts, _: {"active": bool(facts.get("callForwarding", False))},
-    "tenure": _tenure,
-    "recycling": _recycling,
-    "kyc-match": _kyc,
-    "reachability": _reachability,
-    "roaming": _roaming,
-}
-
-
-def _check_fact(name: str, value: Any) -> Any:
-    """The fact in the form the answers use; ValueError for an unknown fact or a wrong value."""
-    if name == "latestSimChange":
-        if value is None:
-            return None
-        changed = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
-        return changed if changed.tzinfo else changed.replace(tzinfo=UTC)
-    if name in ("subscribedSince", "subscriberChangedAt"):
-        if value is None:
-            return None if name == "subscriberChangedAt" else NEUTRAL_SUBSCRIBED_SINCE
-        if isinstance(value, datetime):
-            return value.date()
-        return value if isinstance(value, date) else date.fromisoformat(str(value))
-    if name in ("callForwarding", "reachable", "unknown"):
-        if not isinstance(value, bool):
-            raise ValueError(f"{name} must be true or false")
-        return value
-    if name == "roamingCountry":
-        if value is not None and not (isinstance(value, str) and re.fullmatch(r"[A-Za-z]{2}", value)):
-            raise ValueError("roamingCountry must be an ISO 3166 alpha-2 code or null")
-        return value.upper() if value else None
-    if name == "subscriber":
-        if not isinstance(value, Mapping) or not all(
-            key in KYC_FIELDS and isinstance(item, str) for key, item in value.items()
-        ):
-            raise ValueError(f"subscriber must map some of {', '.join(KYC_FIELDS)} to strings")
-        return dict(value)
-    if name == "fail":
-        if not isinstance(value, Mapping):
-            raise ValueError("fail must map API names to a status or 'slow:<seconds>'")
-        apis = set(SIGNAL_APIS.values())
-        checked: dict[str, int | str] = {}
-        for api, how in value.items():
-            if api not in apis:
-                raise ValueError(f"unknown API {api!r}: one of {', '.join(sorted(apis))}")
-            status = isinstance(how, int) and not isinstance(how, bool) and 400 <= how <= 599
-            other = isinstance(how, str) and (how == "malformed" or re.fullmatch(r"slow:\d+(\.\d+)?", how))
-            if not (status or other):
-                raise ValueError(f"fail[{api!r}] must be an HTTP status, 'slow:<seconds>' or 'malformed'")
-            checked[api] = how
-        return checked
-    raise ValueError(f"unknown fact {name!r}: one of {', '.join(FACTS)}")
+    def __init__(self, operator: FakeOperator) -> None:
+        self.operator = operator
+        super().__init__((operator.host, operator.port), _OperatorRequests)

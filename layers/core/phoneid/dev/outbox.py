@@ -16,6 +16,10 @@ from typing import Any
 _ACCOUNT = "123456789012"
 
 
+# moto is imported inside the functions that use it, never here: it takes seconds to import, and
+# the local server imports this module before moto starts.
+
+
 def _backend() -> Any:
     from moto.sns.models import sns_backends
 

@@ -10,15 +10,15 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from phoneid.dev.openapi import OPENAPI_PATH
-from phoneid.dev.template import ROOT
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
 
-if TYPE_CHECKING:
-    from starlette.routing import BaseRoute
+from phoneid.dev.static import openapi_path, redoc_bundle
 
-    from phoneid.dev.server import DevStack
+if TYPE_CHECKING:  # the type only: the stack imports nothing of the pages
+    from phoneid.dev.devstack import DevStack
 
-REDOC_BUNDLE = ROOT / "node_modules" / "redoc" / "bundles" / "redoc.standalone.js"
 BUNDLE_PATH = "/docs/redoc.standalone.js"
 
 # Redoc's side menu shows a logo from its CDN, and a page may try other URLs: the browser refuses
@@ -128,35 +128,42 @@ def _wants_json(accept: str) -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
-def page_routes(dev: DevStack, bundle: Path = REDOC_BUNDLE) -> list[BaseRoute]:
-    """Exact paths only: every other path (``POST /`` too) stays with the API gateway emulation."""
-    from starlette.requests import Request
-    from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
-    from starlette.routing import Route
+def page_routes(dev: DevStack, bundle: Path | None = None) -> list[BaseRoute]:
+    """Exact paths only: every other path (``POST /`` too) stays with the API gateway emulation.
+    ``bundle``: Redoc's (default: the repository's ``node_modules``)."""
+    return LocalPages(dev, redoc_bundle() if bundle is None else bundle).routes()
 
-    async def root(request: Request) -> Response:
-        facts = local_facts(dev)
+
+class LocalPages:
+    def __init__(self, dev: DevStack, bundle: Path) -> None:
+        self._dev = dev
+        self._bundle = bundle
+        self._document = openapi_path()
+
+    def routes(self) -> list[BaseRoute]:
+        # Starlette answers HEAD wherever GET is allowed.
+        return [
+            Route("/", self.root, methods=["GET"]),
+            Route("/openapi.json", self.openapi, methods=["GET"]),
+            Route("/docs", self.docs, methods=["GET"]),
+            Route(BUNDLE_PATH, self.redoc, methods=["GET"]),
+        ]
+
+    async def root(self, request: Request) -> Response:
+        facts = local_facts(self._dev)
         if _wants_json(request.headers.get("accept", "")):
             return JSONResponse(facts)
         return HTMLResponse(root_page(facts), headers={"Content-Security-Policy": PAGE_POLICY})
 
-    async def openapi(request: Request) -> Response:
-        return FileResponse(OPENAPI_PATH, media_type="application/json")
+    async def openapi(self, request: Request) -> Response:
+        return FileResponse(self._document, media_type="application/json")
 
-    async def docs(request: Request) -> Response:
-        if not bundle.is_file():  # no `npm ci` yet: say so rather than fail
+    async def docs(self, request: Request) -> Response:
+        if not self._bundle.is_file():  # no `npm ci` yet: say so rather than fail
             return HTMLResponse(docs_missing_page(), headers={"Content-Security-Policy": PAGE_POLICY})
         return HTMLResponse(docs_page(), headers={"Content-Security-Policy": DOCS_POLICY})
 
-    async def redoc(request: Request) -> Response:
-        if not bundle.is_file():
+    async def redoc(self, request: Request) -> Response:
+        if not self._bundle.is_file():
             return PlainTextResponse("Redoc is not installed: run `make dev` or `npm ci`", status_code=404)
-        return FileResponse(bundle, media_type="text/javascript")
-
-    # Starlette answers HEAD wherever GET is allowed.
-    return [
-        Route("/", root, methods=["GET"]),
-        Route("/openapi.json", openapi, methods=["GET"]),
-        Route("/docs", docs, methods=["GET"]),
-        Route(BUNDLE_PATH, redoc, methods=["GET"]),
-    ]
+        return FileResponse(self._bundle, media_type="text/javascript")

@@ -22,6 +22,7 @@ Run as ``python -m phoneid.dev.processes --fd N --module-path P --handler H --fu
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import io
 import json
 import logging
@@ -30,15 +31,17 @@ import socket
 import subprocess
 import sys
 import threading
-import traceback
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from phoneid.dev.template import Template
+from phoneid import bootstrap
+from phoneid.dev.access.recording import install_from_environment, invoked_in_worker
+from phoneid.dev.clock import OffsetClock
+from phoneid.dev.events import FunctionContext, function_context, lambda_error
+from phoneid.dev.template import Template
 
 log = logging.getLogger("phoneid.dev.processes")
 
@@ -58,8 +61,6 @@ class FunctionSpec:
 
 def function_specs(template: Template) -> dict[str, FunctionSpec]:
     """Every function of the template, with its timeout."""
-    from phoneid.dev.triggers import function_context
-
     return {
         logical_id: FunctionSpec(
             logical_id,
@@ -68,16 +69,6 @@ def function_specs(template: Template) -> dict[str, FunctionSpec]:
             function_context(template, logical_id).timeout_seconds,
         )
         for logical_id, function in template.functions.items()
-    }
-
-
-def lambda_error(error: BaseException) -> dict[str, Any]:
-    """Lambda's payload for a handler that raised: Step Functions matches ``errorType``."""
-    return {
-        "errorType": type(error).__name__,
-        "errorMessage": str(error),
-        "requestId": str(uuid.uuid4()),
-        "stackTrace": traceback.format_tb(error.__traceback__),
     }
 
 
@@ -219,8 +210,6 @@ class FunctionProcesses:
 
 
 def _load(module_path: Path, handler_name: str) -> Callable[[Any, Any], Any]:
-    import importlib.util
-
     spec = importlib.util.spec_from_file_location(f"function_{module_path.parent.name}", module_path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {module_path}")
@@ -234,11 +223,6 @@ def serve(
     stream: io.BufferedIOBase, handler: Callable[[Any, Any], Any], function: str, timeout: float
 ) -> None:
     """Answer invocations read from ``stream`` until it closes."""
-    from phoneid import bootstrap
-    from phoneid.dev.access.recording import invoked_in_worker
-    from phoneid.dev.clock import OffsetClock
-    from phoneid.dev.triggers import FunctionContext
-
     clock = OffsetClock()
     bootstrap.override(clock=clock)
     for line in stream:
@@ -263,8 +247,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--function", required=True, help="the function's logical id")
     parser.add_argument("--timeout", type=float, required=True, help="the function's timeout, seconds")
     args = parser.parse_args(argv)
-    from phoneid.dev.access.recording import install_from_environment, invoked_in_worker
-
     install_from_environment()  # when the local stack records its functions' calls
     with invoked_in_worker(args.function):  # the import is Lambda's init phase, under the function's role
         handler = _load(args.module_path, args.handler)

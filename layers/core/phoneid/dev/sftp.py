@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import asyncssh
+import boto3
 from asyncssh import (
     FXF_APPEND,
     FXF_CREAT,
@@ -48,6 +49,7 @@ from asyncssh import (
     SFTPPermissionDenied,
 )
 from boto3.s3.transfer import TransferConfig
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from phoneid.domain.connect import ConnectProfile
@@ -506,8 +508,5 @@ class LocalSftpServer:
 
 def s3_client() -> Any:
     """boto3 S3 for the local stack's moto (in-process in `phoneid dev`): path-style, with retries."""
-    import boto3
-    from botocore.config import Config
-
     config = Config(s3={"addressing_style": "path"}, retries={"mode": "standard", "max_attempts": 3})
     return boto3.client("s3", config=config)

@@ -8,7 +8,9 @@ CloudFormation would, and loads the handlers from ``functions/`` so they run in 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 
+from phoneid import bootstrap
 from phoneid.config import LOCAL_STACK_VARIABLE
+from phoneid.dev import workflows
 from phoneid.dev.access.recording import invoked
 from phoneid.dev.template import Function, Template, template
 
@@ -122,9 +126,7 @@ class LocalStack:
         self._provision_functions()
         self._provision_buckets()
         self._provision_mail()
-        from phoneid.dev.workflows import provision as provision_workflows
-
-        provision_workflows(self)  # the state machines and their EventBridge rules
+        workflows.provision(self)  # the state machines and their EventBridge rules
         return self
 
     def _provision_functions(self) -> None:
@@ -185,8 +187,6 @@ class LocalStack:
 
         Nothing here runs what feeds or drains them in AWS (schedules, event source mappings): the
         local stack and the tests drive those (``phoneid.dev.triggers``)."""
-        import json
-
         sqs: Any = boto3.client("sqs")
         queues = self.template.of_type("AWS::SQS::Queue")
         copied = (
@@ -243,8 +243,6 @@ class LocalStack:
         return value
 
     def _substitute(self, text: str) -> str:
-        import re
-
         def replace(found: re.Match[str]) -> str:
             name = found.group(1)
             if "." in name:
@@ -330,8 +328,6 @@ class LocalStack:
             return result
         with _one_invocation_at_a_time:
             if self.cold_starts:
-                from phoneid import bootstrap
-
                 bootstrap.override()  # a new container, with the settings and the test's parts
             # The calls the handler makes (its import too: Lambda's init phase) are the function's, on
             # every thread it hands work to (phoneid.dev.access).

@@ -1,12 +1,18 @@
 """Reads ``template.yaml``: the single source of routes, functions, tables, keys and environment.
 
 The local stack and the tests take everything from here; nothing lists a route or table twice.
+
+The template (and beside it the repository: ``functions/``, the web SDK, the docs) is found where
+``PHONEID_TEMPLATE`` says, else in the current directory or the nearest one above it holding
+``template.yaml`` and ``functions/``, else above this package (an editable install in the
+repository); none of these: ``RepositoryNotFound``, saying how to name it.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -14,8 +20,68 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[4]
-TEMPLATE_PATH = ROOT / "template.yaml"
+# Names the template (or the directory holding it) when the repository is not where ``phoneid`` runs.
+TEMPLATE_VARIABLE = "PHONEID_TEMPLATE"
+TEMPLATE_NAME = "template.yaml"
+
+
+class RepositoryNotFound(LookupError):
+    """No PhoneID repository (its ``template.yaml`` and ``functions/``) where the local stack looked."""
+
+
+def _is_repository(directory: Path) -> bool:
+    return (directory / TEMPLATE_NAME).is_file() and (directory / "functions").is_dir()
+
+
+def _upwards(start: Path) -> Iterator[Path]:
+    yield start
+    yield from start.parents
+
+
+def find_template(explicit: str | None = None, start: Path | None = None) -> Path:
+    """The repository's ``template.yaml``: ``explicit`` (a file, or the directory holding it), else
+    the first repository from ``start`` (the current directory) upwards, else from this package's
+    own location upwards."""
+    if explicit:
+        named = Path(explicit).expanduser().resolve()
+        found = named / TEMPLATE_NAME if named.is_dir() else named
+        if not found.is_file():
+            raise RepositoryNotFound(f"{TEMPLATE_VARIABLE}={explicit}: no {TEMPLATE_NAME} there")
+        return found
+    here = (start or Path.cwd()).resolve()
+    for directory in (*_upwards(here), *_upwards(Path(__file__).resolve().parent)):
+        if _is_repository(directory):
+            return directory / TEMPLATE_NAME
+    raise RepositoryNotFound(
+        f"no PhoneID repository ({TEMPLATE_NAME} beside functions/) in {here} or any directory above "
+        f"it: run from the repository, or set {TEMPLATE_VARIABLE}=/path/to/phoneid/{TEMPLATE_NAME}"
+    )
+
+
+@cache
+def _found(explicit: str | None, start: Path) -> Path:
+    return find_template(explicit, start)
+
+
+def template_path() -> Path:
+    """``find_template`` for this process's setting and directory, looked up once for each."""
+    return _found(os.environ.get(TEMPLATE_VARIABLE) or None, Path.cwd())
+
+
+def repository_root() -> Path:
+    """The directory holding ``template.yaml``: where ``functions/``, ``clients/`` and ``docs/`` are."""
+    return template_path().parent
+
+
+def __getattr__(name: str) -> Path:
+    # ``ROOT`` and ``TEMPLATE_PATH`` are looked up when first read, not when this module is imported:
+    # importing the local stack outside a repository fails only when it needs the repository.
+    if name == "ROOT":
+        return repository_root()
+    if name == "TEMPLATE_PATH":
+        return template_path()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _TAGS = (
     "Ref",
@@ -105,11 +171,12 @@ class Function:
     code_uri: str
     handler: str
     environment: Mapping[str, Any]
+    root: Path | None = None  # the repository the code is in (None: ``repository_root()``)
 
     @property
     def module_path(self) -> Path:
         module, _, _ = self.handler.rpartition(".")
-        return ROOT / self.code_uri / f"{module.replace('.', '/')}.py"
+        return (self.root or repository_root()) / self.code_uri / f"{module.replace('.', '/')}.py"
 
     @property
     def handler_name(self) -> str:
@@ -124,13 +191,21 @@ class GatewayResponse:
 
 
 class Template:
-    def __init__(self, document: Mapping[str, Any]) -> None:
+    def __init__(self, document: Mapping[str, Any], root: Path | None = None) -> None:
         self.document = document
         self.resources: Mapping[str, Any] = document.get("Resources", {})
+        self._root = root
 
     @classmethod
-    def load(cls, path: Path = TEMPLATE_PATH) -> Template:
-        return cls(yaml.load(path.read_text(), Loader=_CfnLoader))  # noqa: S506 - SafeLoader subclass
+    def load(cls, path: Path | None = None) -> Template:
+        path = template_path() if path is None else path
+        document = yaml.load(path.read_text(), Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+        return cls(document, root=path.resolve().parent)
+
+    @property
+    def root(self) -> Path:
+        """The directory its relative paths (``CodeUri``, ``DefinitionUri``) start from."""
+        return self._root or repository_root()
 
     def of_type(self, resource_type: str) -> dict[str, Mapping[str, Any]]:
         return {
@@ -158,6 +233,7 @@ class Template:
                 code_uri=props["CodeUri"],
                 handler=props.get("Handler", shared.get("Handler", "")),
                 environment={**shared_env, **own_env},
+                root=self._root,
             )
         return functions
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import boto3
 
-from phoneid.dev.events import LambdaContext
+from phoneid.dev.events import function_context
 from phoneid.dev.stack import LocalStack
 from phoneid.dev.template import Template
 
@@ -167,23 +167,6 @@ class QueuePoller:
 
 def pollers(stack: LocalStack) -> list[QueuePoller]:
     return [QueuePoller(stack, source) for source in queue_sources(stack.template)]
-
-
-@dataclass
-class FunctionContext(LambdaContext):
-    """A Lambda context whose remaining time is the function's own timeout (from the template)."""
-
-    timeout_seconds: float = 3.0
-
-    def get_remaining_time_in_millis(self) -> int:
-        return int(self.timeout_seconds * 1000)
-
-
-def function_context(template: Template, logical_id: str) -> FunctionContext:
-    props = template.of_type("AWS::Serverless::Function")[logical_id]
-    shared = template.document.get("Globals", {}).get("Function", {})
-    timeout = float(props.get("Timeout", shared.get("Timeout", 3)))
-    return FunctionContext(function_name=logical_id, timeout_seconds=timeout)
 
 
 def scheduled_functions(template: Template) -> dict[str, str]:

@@ -45,11 +45,16 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import boto3
+
+from phoneid.dev.events import function_context, lambda_error
 from phoneid.dev.patches import Patch, apply, named, register
-from phoneid.dev.template import ROOT
 
 if TYPE_CHECKING:
     from phoneid.dev.stack import LocalStack
+
+# moto is imported inside the functions that use it, never here: it takes seconds to import, and
+# the stack imports this module before moto starts.
 
 log = logging.getLogger("phoneid.dev.workflows")
 
@@ -137,9 +142,6 @@ def run_function(
 ) -> tuple[Any, dict[str, Any] | None]:
     """(result, None) or (None, Lambda's error payload) of one invocation of the handler: in a
     worker process of the function when the stack has them (``phoneid dev``), else in this one."""
-    from phoneid.dev.processes import lambda_error
-    from phoneid.dev.triggers import function_context
-
     if stack.processes is not None and logical_id in stack.processes:
         return stack.processes.invoke(logical_id, event)
     try:
@@ -323,14 +325,12 @@ _WORKFLOW_PATCHES = register(
 def provision(stack: LocalStack) -> None:
     """The template's state machines (definition from DefinitionUri, DefinitionSubstitutions
     resolved) and their EventBridge rules, in moto; the stack's functions registered for moto's Lambda."""
-    import boto3
-
     install(stack)
     sfn = boto3.client("stepfunctions")
     events = boto3.client("events")
     for logical_id, props in stack.template.of_type("AWS::Serverless::StateMachine").items():
         name = stack.resolve(props["Name"]) if "Name" in props else f"{stack.name}-{logical_id}"
-        definition = (ROOT / props["DefinitionUri"]).read_text()
+        definition = (stack.template.root / props["DefinitionUri"]).read_text()
         for key, value in (props.get("DefinitionSubstitutions") or {}).items():
             definition = definition.replace(f"${{{key}}}", stack.resolve(value))
         arn = sfn.create_state_machine(
@@ -363,8 +363,6 @@ def provision(stack: LocalStack) -> None:
 
 def executions(state_machine_arn: str) -> list[dict[str, Any]]:
     """Every execution of the state machine, newest first, described (status, input, output, error)."""
-    import boto3
-
     sfn = boto3.client("stepfunctions")
     listed = sfn.list_executions(stateMachineArn=state_machine_arn)["executions"]
     return [dict(sfn.describe_execution(executionArn=each["executionArn"])) for each in listed]
@@ -400,8 +398,6 @@ class ExecutionLog:
         self._seen: dict[str, str] = {}
 
     def changes(self) -> list[str]:
-        import boto3
-
         sfn = boto3.client("stepfunctions")
         lines = []
         for logical_id, arn in self._arns.items():

@@ -30,6 +30,7 @@ from phoneid.dev.access.actions import Request
 from phoneid.dev.access.policies import Grant, PolicyError, Resolved, Resolver, Roles, decide_request
 from phoneid.dev.access.recording import StackFacts
 from phoneid.dev.template import Template
+from phoneid.dev.template import template as template_of_repository
 
 
 @dataclass
@@ -234,9 +235,7 @@ class Check:
 
 
 def check(directory: Path, judge_unused: bool, template: Template | None = None) -> Report:
-    from phoneid.dev.template import template as loaded
-
-    return Check(Roles(template or loaded()), Records.read(directory)).run(judge_unused)
+    return Check(Roles(template or template_of_repository()), Records.read(directory)).run(judge_unused)
 
 
 def main(argv: Iterable[str] | None = None) -> int:

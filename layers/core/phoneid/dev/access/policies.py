@@ -80,6 +80,7 @@ class Grant:
 
 @cache
 def _sam_templates() -> Any:
+    # samtranslator takes a second to import: only when a role's policy templates are expanded.
     from samtranslator.policy_template_processor.processor import (  # type: ignore[import-untyped]
         PolicyTemplatesProcessor,
     )

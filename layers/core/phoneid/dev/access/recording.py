@@ -35,13 +35,16 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+import boto3
+from botocore.handlers import BUILTIN_HANDLERS
+
 from phoneid.dev.access.actions import Call, Stack, Unmapped, requests_of
-from phoneid.dev.template import ROOT
+from phoneid.dev.template import repository_root
 
 if TYPE_CHECKING:
     from phoneid.dev.stack import LocalStack
@@ -208,29 +211,47 @@ def child_environment() -> dict[str, str]:
 # --- who is calling, when the context does not say ------------------------------------------------------
 
 _PHONEID = Path(__file__).resolve().parents[2]
-_SERVICE_CODE = (str(ROOT / "functions") + os.sep, str(_PHONEID) + os.sep)
-_HARNESS_CODE = (
-    str(ROOT / "tests") + os.sep,
-    str(ROOT / "bench") + os.sep,
-    str(_PHONEID / "dev") + os.sep,
-    str(_PHONEID / "cli.py"),
-)
+
+
+@dataclass(frozen=True)
+class _CodeRoots:
+    """Where the service's code and the harness's are, as the prefixes of their files' paths."""
+
+    root: Path
+    service: tuple[str, ...]
+    harness: tuple[str, ...]
+
+
+@cache
+def _code_roots() -> _CodeRoots:
+    root = repository_root()
+    return _CodeRoots(
+        root,
+        service=(str(root / "functions") + os.sep, str(_PHONEID) + os.sep),
+        harness=(
+            str(root / "tests") + os.sep,
+            str(root / "bench") + os.sep,
+            str(_PHONEID / "dev") + os.sep,
+            str(_PHONEID / "cli.py"),
+        ),
+    )
 
 
 def _service_frame(frame: FrameType | None) -> str | None:
     """Where the service's own code is calling from, when no harness code runs below it on this
     thread (a task of a pool that lost the function's context); None for the harness's calls and
     for those made by libraries alone (moto's threads)."""
+    roots = _code_roots()
     outermost: str | None = None
     while frame is not None:
         path = frame.f_code.co_filename
         if path == __file__:  # the recorder's own frames
             frame = frame.f_back
             continue
-        if path.startswith(_HARNESS_CODE):
+        if path.startswith(roots.harness):
             return None
-        if path.startswith(_SERVICE_CODE):
-            outermost = f"{Path(path).relative_to(ROOT)}:{frame.f_lineno}"
+        if path.startswith(roots.service):
+            outermost = f"{Path(path).relative_to(roots.root)}:{frame.f_lineno}"
         frame = frame.f_back
     return outermost
 
@@ -382,9 +403,6 @@ def _hook() -> None:
     """The handlers registered by every botocore session made from now on, and by boto3's default
     session if it is already made (for its clients made from now on)."""
     global _hooked
-    import boto3
-    from botocore.handlers import BUILTIN_HANDLERS
-
     if not _hooked:
         BUILTIN_HANDLERS.extend(_HOOKS)
         _hooked = True
