@@ -143,8 +143,18 @@ class Context:
             target = self.target(args)
             bootstrap.reset(target.settings)
             if target.aws_endpoint is not None:
-                bootstrap.override(
-                    **{name: target.client(service) for name, service in CONTAINER_CLIENTS.items()}
-                )
+                bootstrap.override(**_local_clients(target))
             self._services_built = True
         return bootstrap.container()
+
+
+def _local_clients(target: Target) -> dict[str, Any]:
+    """The container's parts that reach AWS, made for the local stack's moto."""
+    from botocore.config import Config
+
+    from phoneid.adapters.s3_urls import S3PresignedUrls
+
+    clients = {name: target.client(service) for name, service in CONTAINER_CLIENTS.items()}
+    # Connect's URLs, signed as phoneid.adapters.s3_urls.signing_client signs them (SigV4).
+    signing = target.client("s3", Config(signature_version="s3v4"))
+    return clients | {"presigned_urls": S3PresignedUrls(signing, target.settings.connect_bucket)}
