@@ -140,6 +140,28 @@ def test_local_with_a_url_reads_the_settings_of_the_stack_there(
     assert sftp_address(args, context, "acme") == "sftp -P 2299 acme@127.0.0.1"
 
 
+def test_the_services_of_a_local_stack_reach_its_aws(
+    fake_stack: FakeStack, state_file: Path, environment: None
+) -> None:
+    from phoneid import bootstrap
+
+    # Given a command naming the stack at a URL
+    args, context, _ = targeted("--local", fake_stack.url)
+
+    # When its services are built
+    try:
+        services = context.services(args)
+
+        # Then they are the stack's: its settings, its tables, and every AWS client at its moto,
+        # the client signing Connect's URLs included
+        assert services.settings.clients_table == "clients-of-the-stack-there"
+        endpoints = {services.dynamodb.meta.endpoint_url, services.s3.meta.endpoint_url}
+        endpoints.add(services.presigned_urls._s3.meta.endpoint_url)
+        assert endpoints == {"http://127.0.0.1:4599"}
+    finally:
+        bootstrap.reset()
+
+
 def test_local_with_a_port_means_that_port_on_this_machine(
     fake_stack: FakeStack, state_file: Path, environment: None
 ) -> None:
