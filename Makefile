@@ -82,7 +82,7 @@ lint:
 	ruff format --check .
 
 typecheck:
-	mypy layers/core/phoneid
+	mypy layers/core/phoneid devkit/phoneid_cli
 
 LAYER_BUILD := .aws-sam/build/CoreLayer/python
 

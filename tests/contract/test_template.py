@@ -154,7 +154,7 @@ def test_only_the_client_api_answers_cross_origin_preflights() -> None:
 
 
 def test_sandbox_doc_lists_the_catalogue() -> None:
-    from phoneid.cli import sandbox_markdown
+    from phoneid_cli.tables import sandbox_markdown
 
     document = (ROOT / "docs" / "sandbox.md").read_text()
     start = document.index("-->\n", document.index("<!-- generated")) + len("-->\n")
@@ -163,7 +163,7 @@ def test_sandbox_doc_lists_the_catalogue() -> None:
 
 
 def test_fraud_policy_doc_lists_the_default_policy() -> None:
-    from phoneid.cli import policy_markdown
+    from phoneid_cli.tables import policy_markdown
 
     document = (ROOT / "docs" / "fraud-policy.md").read_text()
     start = document.index("-->\n", document.index("<!-- generated")) + len("-->\n")

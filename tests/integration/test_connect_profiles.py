@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,6 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from moto import mock_aws
 
-from phoneid import cli
 from phoneid.adapters.dynamodb.clients import DynamoClientStore
 from phoneid.adapters.dynamodb.connect_profiles import ClientNameTaken, DynamoConnectProfiles
 from phoneid.adapters.transfer import SftpProvisioningFailed, TransferSftpUsers
@@ -29,6 +28,8 @@ from phoneid.domain.clients import Client, Solution
 from phoneid.domain.connect import ConnectProfile
 from phoneid.domain.credentials import verify_secret
 from phoneid.services.connect_onboarding import ConnectOnboarding
+from phoneid_cli.main import main
+from phoneid_cli.targets import Context
 from tests.fakes import START, FakeClock
 from tests.harness import Api
 
@@ -262,9 +263,27 @@ def test_a_transfer_failure_leaves_no_profile(aws: Any, profiles: DynamoConnectP
 # --- the CLI against a deployed stack --------------------------------------------------------------
 
 
+@dataclass
+class DeployedOnMoto:
+    """A deployed stack as CloudFormation would describe it: here provisioned on moto."""
+
+    api: Api
+    stack_outputs: dict[str, str] | None = None
+
+    def environment(self, stack_name: str) -> dict[str, str]:
+        return self.api.stack.environment()
+
+    def outputs(self, stack_name: str) -> dict[str, str]:
+        if self.stack_outputs is None:
+            raise AssertionError("an s3 stack has no SFTP server to read")
+        return self.stack_outputs
+
+    def cli(self, *argv: str) -> int:
+        return main(list(argv), Context(stacks=self))
+
+
 def test_the_cli_onboards_and_removes_with_the_stacks_transfer_server(
     make_api: Callable[..., Api],
-    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -278,20 +297,19 @@ def test_the_cli_onboards_and_removes_with_the_stacks_transfer_server(
         "ConnectSftpUserRoleArn": ROLE,
         "ConnectSftpEndpoint": f"{server_id}.server.transfer.us-east-1.amazonaws.com",
     }
-    monkeypatch.setattr(cli, "_deployed_environment", lambda name: api.stack.environment())
-    monkeypatch.setattr(cli, "_stack_outputs", lambda name: outputs)
+    deployed = DeployedOnMoto(api, outputs)
     key_file = tmp_path / "acme.pub"
     key_file.write_text(_key() + "\n")
 
     # When the operator onboards the client with --stack, then removes it
-    onboarded = cli.main(
-        ["connect", "onboard", client_id, "--name", "acme", "--type", "verifiedUser", "--ssh-key",
-         str(key_file), "--email", "ops@acme.example", "--stack", "phoneid-prod", "--json"]
+    onboarded = deployed.cli(
+        "connect", "onboard", client_id, "--name", "acme", "--type", "verifiedUser", "--ssh-key",
+        str(key_file), "--email", "ops@acme.example", "--stack", "phoneid-prod", "--json"
     )  # fmt: skip
     printed = json.loads(capsys.readouterr().out)
     user = transfer.describe_user(ServerId=server_id, UserName="acme")["User"]
     stored_items = json.dumps(api.table_items("ConnectProfilesTable"))
-    removed = cli.main(["connect", "remove", client_id, "--stack", "phoneid-prod"])
+    removed = deployed.cli("connect", "remove", client_id, "--stack", "phoneid-prod")
 
     # Then the Transfer user existed with the stack's bucket in its home, the key was printed once,
     # and removing took the user and the profile away
@@ -317,33 +335,18 @@ def test_the_cli_on_an_s3_stack_onboards_without_sftp_and_issues_urls_that_run_a
     monkeypatch.setattr(workflows, "retry_delay_scale", 0.0)
     api = make_api(tier="production")
     client_id = api.create_client(solution=Solution.VERIFIED_USER).client_id
-    monkeypatch.setattr(cli, "_deployed_environment", lambda name: api.stack.environment())
-
-    def no_outputs(name: str) -> dict[str, str]:
-        raise AssertionError("an s3 stack has no SFTP server to read")
-
-    monkeypatch.setattr(cli, "_stack_outputs", no_outputs)
+    deployed = DeployedOnMoto(api)  # its outputs name no SFTP server
     bucket = api.stack.physical_ids["ConnectBucket"]
     name = "acme_US_verifiedUser_20260101120000.csv"
 
     # When the operator onboards the client (no SSH key) and asks for a file's URLs, valid 2 hours
-    onboarded = cli.main(
-        [
-            "connect",
-            "onboard",
-            client_id,
-            "--name",
-            "acme",
-            "--type",
-            "verifiedUser",
-            "--stack",
-            "prod",
-            "--json",
-        ]
-    )
+    onboarded = deployed.cli(
+        "connect", "onboard", client_id, "--name", "acme", "--type", "verifiedUser",
+        "--stack", "prod", "--json",
+    )  # fmt: skip
     printed = json.loads(capsys.readouterr().out)
-    issued = cli.main(
-        ["connect", "upload-url", client_id, name, "--expires", "2h", "--stack", "prod", "--json"]
+    issued = deployed.cli(
+        "connect", "upload-url", client_id, name, "--expires", "2h", "--stack", "prod", "--json"
     )
     out, err = capsys.readouterr()
     urls = json.loads(out)
@@ -385,15 +388,12 @@ def test_the_cli_on_an_s3_stack_onboards_without_sftp_and_issues_urls_that_run_a
 def test_only_an_s3_stack_issues_urls(
     transport: str,
     make_api: Callable[..., Api],
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     api = make_api(parameters={"ConnectTransport": transport})
     client_id = api.create_client(solution=Solution.VERIFIED_USER).client_id
-    monkeypatch.setattr(cli, "_deployed_environment", lambda name: api.stack.environment())
-
-    refused = cli.main(
-        ["connect", "upload-url", client_id, "acme_US_verifiedUser_20260101120000.csv", "--stack", "x"]
+    refused = DeployedOnMoto(api).cli(
+        "connect", "upload-url", client_id, "acme_US_verifiedUser_20260101120000.csv", "--stack", "x"
     )
 
     assert refused == 2

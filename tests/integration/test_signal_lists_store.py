@@ -11,8 +11,8 @@ import pytest
 
 from phoneid.adapters.dynamodb import batch
 from phoneid.adapters.dynamodb.lists import DynamoSignalLists
-from phoneid.cli import main
 from phoneid.domain.signals import ListEntry, ListKind
+from phoneid_cli.main import main
 from tests.harness import Api
 
 

@@ -24,7 +24,6 @@ import boto3
 import pytest
 
 from phoneid import bootstrap
-from phoneid.cli import main
 from phoneid.dev.events import function_context
 from phoneid.dev.operator import FakeOperator
 from phoneid.dev.triggers import (
@@ -35,6 +34,7 @@ from phoneid.dev.triggers import (
 )
 from phoneid.domain.signals import ChangeKind, ListEntry, ListKind
 from phoneid.domain.webhooks import Webhook, secret_context
+from phoneid_cli.main import main
 from tests.fakes import FakeClock
 from tests.harness import Api, Integrator, LogRecorder
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from phoneid.cli import lan_address, parser, public_base_url
+from phoneid_cli.commands.dev import lan_address, public_base_url
+from phoneid_cli.main import parser
 
 EVERY_INTERFACE = "0.0.0.0"  # noqa: S104 - the address a phone cannot open
 

@@ -16,9 +16,12 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, NoCredentialsError
 from botocore.stub import Stubber
 
-from phoneid.cli import explain, main
 from phoneid.config import Settings
 from phoneid.domain.errors import InternalError
+from phoneid_cli.adapters.cloudformation import CloudFormationStacks
+from phoneid_cli.errors import explain
+from phoneid_cli.main import main
+from phoneid_cli.targets import Context
 from tests.unit.helpers import identity_record
 
 BIN = Path(sys.executable).parent
@@ -159,17 +162,12 @@ def test_a_reader_that_stops_early_ends_the_output_quietly() -> None:
     assert done.returncode == 1
 
 
-def _cloudformation(monkeypatch: pytest.MonkeyPatch, client: Any) -> None:
-    def fake_client(service: str, **_: Any) -> Any:
-        assert service == "cloudformation"
-        return client
-
-    monkeypatch.setattr(boto3, "client", fake_client)
+def _cloudformation(client: Any) -> Context:
+    """The CLI's context, its deployed stacks described by ``client``."""
+    return Context(stacks=CloudFormationStacks(client))
 
 
-def test_a_stack_aws_does_not_know_says_to_check_its_name(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_stack_aws_does_not_know_says_to_check_its_name(capsys: pytest.CaptureFixture[str]) -> None:
     # Given CloudFormation knowing no stack of that name
     client = boto3.client("cloudformation", region_name="us-east-1")
     stubber = Stubber(client)
@@ -180,10 +178,9 @@ def test_a_stack_aws_does_not_know_says_to_check_its_name(
         http_status_code=400,
     )
     stubber.activate()
-    _cloudformation(monkeypatch, client)
 
     # When the operator lists its clients
-    code = main(["clients", "list", "--stack", "phoneid-typo"])
+    code = main(["clients", "list", "--stack", "phoneid-typo"], _cloudformation(client))
 
     # Then AWS's answer is quoted with what to check
     assert code == 1
@@ -217,17 +214,15 @@ def test_a_stack_aws_does_not_know_says_to_check_its_name(
     ],
 )
 def test_aws_failures_say_what_to_check(
-    error: Exception, said: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    error: Exception, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Given CloudFormation failing so
     class Failing:
         def describe_stacks(self, **_: Any) -> Any:
             raise error
 
-    _cloudformation(monkeypatch, Failing())
-
     # When the operator lists a deployed stack's clients
-    code = main(["clients", "list", "--stack", "phoneid-prod"])
+    code = main(["clients", "list", "--stack", "phoneid-prod"], _cloudformation(Failing()))
 
     # Then one line says what failed and what to check
     assert code == 1
@@ -248,6 +243,20 @@ def test_a_domain_error_is_explained_by_the_aws_error_beneath_it(monkeypatch: py
     # When explained
     # Then it is the unreachable local AWS that is said, not "retry the request"
     assert explain(failure) == (
+        1,
+        "cannot reach the local stack's AWS at http://127.0.0.1:4599/: is the stack still running? "
+        "(start it with make dev or phoneid dev)",
+    )
+
+
+def test_the_targeted_local_stacks_aws_unreachable_is_said_as_the_local_stacks() -> None:
+    # Given a command that targeted a local stack (its endpoint is not in this shell's environment)
+    # whose moto is gone
+    failure = EndpointConnectionError(endpoint_url="http://127.0.0.1:4599/")
+
+    # When explained
+    # Then it is the local stack that is said to be unreachable
+    assert explain(failure, local_aws="http://127.0.0.1:4599") == (
         1,
         "cannot reach the local stack's AWS at http://127.0.0.1:4599/: is the stack still running? "
         "(start it with make dev or phoneid dev)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from phoneid.cli import main
+from phoneid_cli.main import main
 
 
 def test_help_lists_every_action_of_every_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,8 +17,21 @@ from typing import Any
 
 import pytest
 
-from phoneid import cli
+from phoneid.config import Settings
 from phoneid.dev.emulation import free_port
+from phoneid_cli.commands.connect import sftp_address
+from phoneid_cli.main import main, parser
+from phoneid_cli.targets import Context, Target
+
+# A local stack's functions' environment (its /_local/info says every variable of the settings).
+SETTINGS_OF_A_STACK = {
+    **{name: f"{name.lower()}-there" for name in Settings.variable_names()},
+    "PHONEID_TIER": "sandbox",
+    "CONNECT_TRANSPORT": "s3",
+    "KEY_INACTIVITY_DAYS": "30",
+    "SMS_PER_NUMBER_PER_HOUR": "5",
+    "SMS_PER_CLIENT_PER_HOUR": "100",
+}
 
 
 @dataclass
@@ -46,7 +59,11 @@ def fake_stack() -> Iterator[FakeStack]:
             "localUrl": url,
             "pid": os.getpid(),
             "awsEndpointUrl": "http://127.0.0.1:4599",
-            "environment": {"PHONEID_REGION": "EU", "CLIENTS_TABLE": "clients-of-the-stack-there"},
+            "environment": {
+                **SETTINGS_OF_A_STACK,
+                "PHONEID_REGION": "EU",
+                "CLIENTS_TABLE": "clients-of-the-stack-there",
+            },
             "sftp": {"host": "127.0.0.1", "port": 2299, "bucket": "connect"},
         },
     )
@@ -83,15 +100,30 @@ def state_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What `_target` sets is put back after the test."""
+    """The shell's own settings, which targeting a stack must leave as they are."""
     for name in ("AWS_ENDPOINT_URL", "PHONEID_REGION", "CLIENTS_TABLE"):
         monkeypatch.setenv(name, "before")
 
 
-def targeted(*argv: str) -> Any:
-    args = cli.parser().parse_args(["connect", "show", "client-1", *argv])
-    cli._target(args)
-    return args
+def targeted(*argv: str) -> tuple[Any, Context, Target]:
+    args = parser().parse_args(["connect", "show", "client-1", *argv])
+    context = Context()
+    return args, context, context.target(args)
+
+
+def test_targeting_a_stack_writes_nothing_into_the_environment(
+    fake_stack: FakeStack, state_file: Path, environment: None
+) -> None:
+    # Given a shell whose environment names another stack
+    # When a command names the local one
+    targeted("--local", fake_stack.url)
+
+    # Then the shell's environment is as it was: the settings are the target's own
+    assert {name: os.environ[name] for name in ("AWS_ENDPOINT_URL", "PHONEID_REGION", "CLIENTS_TABLE")} == {
+        "AWS_ENDPOINT_URL": "before",
+        "PHONEID_REGION": "before",
+        "CLIENTS_TABLE": "before",
+    }
 
 
 def test_local_with_a_url_reads_the_settings_of_the_stack_there(
@@ -99,20 +131,43 @@ def test_local_with_a_url_reads_the_settings_of_the_stack_there(
 ) -> None:
     # Given a stack answering at a URL, and no state file (it was not the last started)
     # When a command names it
-    args = targeted("--local", fake_stack.url + "/")
+    args, context, target = targeted("--local", fake_stack.url + "/")
 
     # Then boto3 and the settings point at that stack's AWS and resources, and its SFTP is shown
-    assert os.environ["AWS_ENDPOINT_URL"] == "http://127.0.0.1:4599"
-    assert os.environ["CLIENTS_TABLE"] == "clients-of-the-stack-there"
-    assert cli._sftp_address(args, "acme") == "sftp -P 2299 acme@127.0.0.1"
+    assert target.aws_endpoint == "http://127.0.0.1:4599"
+    assert target.client("dynamodb").meta.endpoint_url == "http://127.0.0.1:4599"
+    assert target.settings.clients_table == "clients-of-the-stack-there"
+    assert sftp_address(args, context, "acme") == "sftp -P 2299 acme@127.0.0.1"
+
+
+def test_the_services_of_a_local_stack_reach_its_aws(
+    fake_stack: FakeStack, state_file: Path, environment: None
+) -> None:
+    from phoneid import bootstrap
+
+    # Given a command naming the stack at a URL
+    args, context, _ = targeted("--local", fake_stack.url)
+
+    # When its services are built
+    try:
+        services = context.services(args)
+
+        # Then they are the stack's: its settings, its tables, and every AWS client at its moto,
+        # the client signing Connect's URLs included
+        assert services.settings.clients_table == "clients-of-the-stack-there"
+        endpoints = {services.dynamodb.meta.endpoint_url, services.s3.meta.endpoint_url}
+        endpoints.add(services.presigned_urls._s3.meta.endpoint_url)
+        assert endpoints == {"http://127.0.0.1:4599"}
+    finally:
+        bootstrap.reset()
 
 
 def test_local_with_a_port_means_that_port_on_this_machine(
     fake_stack: FakeStack, state_file: Path, environment: None
 ) -> None:
-    targeted("--local", str(fake_stack.port))
+    _, _, target = targeted("--local", str(fake_stack.port))
 
-    assert os.environ["CLIENTS_TABLE"] == "clients-of-the-stack-there"
+    assert target.settings.clients_table == "clients-of-the-stack-there"
 
 
 def test_local_alone_reads_the_stack_of_the_state_file(
@@ -122,10 +177,10 @@ def test_local_alone_reads_the_stack_of_the_state_file(
     state_file.write_text(json.dumps(fake_stack.facts))
 
     # When a command says --local
-    targeted("--local")
+    _, _, target = targeted("--local")
 
     # Then it is that stack, and its file stays
-    assert os.environ["CLIENTS_TABLE"] == "clients-of-the-stack-there"
+    assert target.settings.clients_table == "clients-of-the-stack-there"
     assert state_file.exists()
 
 
@@ -138,7 +193,7 @@ def test_a_state_file_whose_process_is_gone_is_said_and_removed(
     state_file.write_text(json.dumps({**fake_stack.facts, "pid": gone.pid}))
 
     # When the operator lists the clients
-    code = cli.main(["clients", "list", "--local"])
+    code = main(["clients", "list", "--local"])
 
     # Then one line says none runs and how to start one, and the stale file is gone
     assert code == 1
@@ -165,7 +220,7 @@ def test_a_state_file_whose_address_refuses_is_said_and_removed(
     )
 
     # When the operator lists the clients
-    code = cli.main(["clients", "list", "--local"])
+    code = main(["clients", "list", "--local"])
 
     # Then the same line, and the file is removed
     assert code == 1
@@ -179,7 +234,7 @@ def test_a_state_file_whose_address_refuses_is_said_and_removed(
 def test_a_url_where_nothing_listens_says_so(state_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     port = free_port()
 
-    code = cli.main(["clients", "list", "--local", str(port)])
+    code = main(["clients", "list", "--local", str(port)])
 
     assert code == 1
     assert capsys.readouterr().err == (
@@ -194,7 +249,7 @@ def test_a_url_of_something_else_says_it_is_not_a_local_stack(
     # Given another program on the port, answering 404
     fake_stack.status = 404
 
-    code = cli.main(["clients", "list", "--local", fake_stack.url])
+    code = main(["clients", "list", "--local", fake_stack.url])
 
     assert code == 1
     assert capsys.readouterr().err == (
@@ -215,12 +270,12 @@ def test_a_url_of_something_else_says_it_is_not_a_local_stack(
     ],
 )
 def test_local_takes_an_optional_port_or_url(argv: list[str], local: object) -> None:
-    assert cli.parser().parse_args(argv).local == local
+    assert parser().parse_args(argv).local == local
 
 
 def test_the_help_shows_what_local_takes(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        cli.main(["clients", "list", "-h"])
+        main(["clients", "list", "-h"])
 
     shown = " ".join(capsys.readouterr().out.split())
     assert "--local [PORT|URL]" in shown

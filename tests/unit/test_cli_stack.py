@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import boto3
-import pytest
 from botocore.stub import Stubber
 
-from phoneid.cli import _deployed_environment
 from phoneid.config import Settings
 from phoneid.dev.template import template
+from phoneid_cli.adapters.cloudformation import CloudFormationStacks
 
 
-def test_a_deployed_stacks_environment_is_complete(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_deployed_stacks_environment_is_complete() -> None:
     # Given CloudFormation describing a deployed production stack and its resources
     client = boto3.client("cloudformation", region_name="us-east-1")
     stubber = Stubber(client)
@@ -53,14 +50,8 @@ def test_a_deployed_stacks_environment_is_complete(monkeypatch: pytest.MonkeyPat
     )
     stubber.activate()
 
-    def fake_client(service: str, **_: Any) -> Any:
-        assert service == "cloudformation"
-        return client
-
-    monkeypatch.setattr(boto3, "client", fake_client)
-
     # When the CLI resolves the functions' environment
-    environment = _deployed_environment("phoneid-prod")
+    environment = CloudFormationStacks(client).environment("phoneid-prod")
 
     # Then the settings load from it, pointing at the stack's own resources
     settings = Settings.from_env(environment)

@@ -399,11 +399,11 @@ def test_a_failed_sftp_user_leaves_no_profile_behind() -> None:
 
 
 def test_submit_shows_verification_progress_as_a_bar() -> None:
-    from phoneid.cli import _bar
+    from phoneid_cli.batches import progress_bar
 
-    assert _bar(0, 800) == "[..............................] 0/800 chunks"
-    assert _bar(400, 800) == "[###############...............] 400/800 chunks"
-    assert _bar(801, 800) == "[##############################] 801/800 chunks"
+    assert progress_bar(0, 800) == "[..............................] 0/800 chunks"
+    assert progress_bar(400, 800) == "[###############...............] 400/800 chunks"
+    assert progress_bar(801, 800) == "[##############################] 801/800 chunks"
 
 
 # --- the transport: what a client gets to send files with ------------------------------------------
@@ -547,7 +547,7 @@ def test_only_an_s3_stack_issues_urls(transport: ConnectTransport, refusal: str)
     ("written", "seconds"), [("15m", 900), ("24h", 86400), ("7d", 604800), ("3600", 3600), ("2H", 7200)]
 )
 def test_a_urls_lifetime_is_a_number_and_a_unit(written: str, seconds: int) -> None:
-    from phoneid.cli import url_lifetime
+    from phoneid_cli.commands.connect import url_lifetime
 
     assert url_lifetime(written) == timedelta(seconds=seconds)
 
@@ -556,7 +556,7 @@ def test_a_urls_lifetime_is_a_number_and_a_unit(written: str, seconds: int) -> N
 def test_anything_else_is_not_a_lifetime(written: str) -> None:
     from argparse import ArgumentTypeError
 
-    from phoneid.cli import url_lifetime
+    from phoneid_cli.commands.connect import url_lifetime
 
     with pytest.raises(ArgumentTypeError, match="not a duration"):
         url_lifetime(written)

@@ -236,20 +236,23 @@ def test_the_cli_counts_identities_in_words(
     records: list[dict[str, Any]],
     summary: str,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # Given an EU stack (its import, in memory) and a file of records
-    from phoneid import bootstrap, cli
+    from phoneid_cli.main import main
+    from phoneid_cli.targets import Context
 
     imports = IdentityImport(InMemoryIdentityStore(), "EU")
-    monkeypatch.setattr(cli, "_target", lambda args: None)
-    monkeypatch.setattr(bootstrap, "container", lambda: SimpleNamespace(identity_import=imports))
+
+    class EuStack(Context):
+        def services(self, args: Any) -> Any:
+            return SimpleNamespace(identity_import=imports)
+
     path = tmp_path / "people.jsonl"
     path.write_text(jsonl(*records))
 
     # When the operator imports it, skipping invalid records
-    code = cli.main(["identities", "import", str(path), "--skip-invalid"])
+    code = main(["identities", "import", str(path), "--skip-invalid"], EuStack())
 
     # Then the summary says identity or identities as the count needs; a US number is named by line
     shown = capsys.readouterr()

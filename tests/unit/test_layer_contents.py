@@ -1,6 +1,6 @@
 """The layer ``sam build`` makes holds what Lambda needs and nothing else.
 
-Not the local stack (``phoneid.dev``), not the operator's CLI (``phoneid.cli``, which reaches it), no
+Not the local stack (``phoneid.dev``), not the operator's CLI (``phoneid_cli``, which reaches it), no
 development or test dependency (moto, asyncssh, uvicorn, starlette, httpx, pytest, schemathesis and
 what they bring); and no shipped module imports one, even inside a function, where only its first
 call on Lambda would find it missing. What importing each handler loads from this layer:
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.lambda_runtime import (
+    LAYER_SOURCE,
     LOCAL_ONLY_MODULES,
     LOCAL_ONLY_PATHS,
     RUNTIME_DISTRIBUTIONS,
@@ -36,6 +37,7 @@ def layer() -> Path:
 
 def test_the_layer_ships_neither_the_local_stack_nor_the_cli(layer: Path) -> None:
     assert [path for path in LOCAL_ONLY_PATHS if (layer / path).exists()] == []
+    assert sorted(path.name for path in layer.glob("phoneid_cli*")) == []
 
 
 def test_the_layers_phoneid_is_the_source_package_without_its_local_only_parts(layer: Path) -> None:
@@ -80,6 +82,17 @@ def _imports(path: Path, layer: Path) -> set[str]:
 
 def _local_only(module: str) -> bool:
     return any(module == name or module.startswith(f"{name}.") for name in LOCAL_ONLY_MODULES)
+
+
+def test_nothing_in_phoneid_imports_the_operators_cli() -> None:
+    # The CLI imports the service's package, never the other way round (the local stack included)
+    importing = sorted(
+        path.relative_to(LAYER_SOURCE).as_posix()
+        for path in (LAYER_SOURCE / "phoneid").rglob("*.py")
+        if any(m == "phoneid_cli" or m.startswith("phoneid_cli.") for m in _imports(path, LAYER_SOURCE))
+    )
+
+    assert importing == []
 
 
 def test_no_module_the_layer_ships_imports_what_lambda_does_not_have(layer: Path) -> None:

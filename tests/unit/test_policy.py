@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import yaml
 
-from phoneid.cli import main
 from phoneid.domain.evaluation import Category, default_policy, evaluate
 from phoneid.domain.policy import InvalidPolicy, Signal, parse_policy
 from phoneid.services.clients import ClientAdmin, InvalidClientSpec
 from phoneid.services.policies import PolicyBook
+from phoneid_cli.main import main
 from tests.fakes import FakeClock, InMemoryClientStore
 
 DEFAULT = Path(__file__).resolve().parents[2] / "layers/core/phoneid/policy/default.yaml"

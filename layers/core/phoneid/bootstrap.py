@@ -34,6 +34,8 @@ def override(**parts: Any) -> Container:
     return _container
 
 
-def reset() -> None:
+def reset(settings: Settings | None = None) -> None:
+    """Forget the container: the next is built on ``settings``, by default the environment's (the
+    operator's CLI gives those of the stack it targets)."""
     global _container
-    _container = None
+    _container = None if settings is None else Container(settings)

@@ -1,0 +1,5 @@
+import sys
+
+from phoneid_cli.main import main
+
+sys.exit(main())
