@@ -1172,6 +1172,7 @@ def profile(rows: int, top: int) -> int:
     from phoneid.dev.patches import apply_all
     from phoneid.dev.stack import LocalStack
     from phoneid.domain.clients import Flag, Solution
+    from phoneid.services.connect import Accepted
 
     calls: Counter[str] = Counter()
     counting = [False]
@@ -1215,9 +1216,10 @@ def profile(rows: int, top: int) -> int:
             s3.upload_file(str(generated.path), bucket, key)
             etag = str(s3.head_object(Bucket=bucket, Key=key)["ETag"]).strip('"')
             began = time.perf_counter()
-            validated = connect.validate(bucket, key, etag=etag)
+            validated = connect.validate.run(bucket, key, etag=etag)
             validate_s = time.perf_counter() - began
-            manifest = json.loads(s3.get_object(Bucket=bucket, Key=validated["manifestKey"])["Body"].read())
+            assert isinstance(validated, Accepted), validated
+            manifest = json.loads(s3.get_object(Bucket=bucket, Key=validated.manifest_key)["Body"].read())
             profiling = run_name == "profiled"
             counting[0] = profiling
             began = time.perf_counter()
@@ -1225,14 +1227,14 @@ def profile(rows: int, top: int) -> int:
                 profiler.enable()
             for item in manifest:
                 verified_rows += (
-                    connect.verify_chunk(item["batchId"], item["chunk"], item["key"])["rows"] * profiling
+                    connect.verify_chunk.run(item["batchId"], item["chunk"], item["key"]).rows * profiling
                 )
             if profiling:
                 profiler.disable()
             verify_s = time.perf_counter() - began
             counting[0] = False
             began = time.perf_counter()
-            connect.deliver(validated["batchId"])
+            connect.deliver.run(validated.batch_id)
             deliver_s = time.perf_counter() - began
             timings[run_name] = {"validate": validate_s, "verify": verify_s, "deliver": deliver_s}
 

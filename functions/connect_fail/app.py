@@ -29,16 +29,16 @@ def _fail(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     upload, error = _upload_and_error(event)
     if not upload.get("key"):  # not an upload's execution (a chunk's child execution): nothing to end
         return {"batchId": None, "state": None, "changed": False}
-    result = container().connect.fail(
+    ended = container().connect.fail.run(
         upload["key"],
         version_id=upload.get("versionId") or None,
         etag=upload.get("etag") or None,
         error=error,
     )
-    logger.append_keys(batchId=result["batchId"])
-    if result["changed"]:
+    logger.append_keys(batchId=ended.batch_id)
+    if ended.changed:
         metrics.add_metric(name="ConnectBatchesFailed", unit=MetricUnit.Count, value=1)
-    return result
+    return ended.to_json()
 
 
 handler = task_entrypoint(_fail)

@@ -14,15 +14,15 @@ _OUTCOME_METRICS = {"accepted": "ConnectFilesAccepted", "rejected": "ConnectFile
 
 
 def _validate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = container().connect.validate(
+    result = container().connect.validate.run(
         event["bucket"],
         event["key"],
         version_id=event.get("versionId") or None,
         etag=event.get("etag") or None,
     )
-    metric = _OUTCOME_METRICS.get(result["outcome"], "ConnectFilesDuplicate")
+    metric = _OUTCOME_METRICS.get(result.outcome, "ConnectFilesDuplicate")
     metrics.add_metric(name=metric, unit=MetricUnit.Count, value=1)
-    return result
+    return result.to_json()
 
 
 handler = task_entrypoint(_validate)

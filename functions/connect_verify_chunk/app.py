@@ -14,10 +14,10 @@ from phoneid.tasks import logger, metrics, task_entrypoint
 def _verify_chunk(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     logger.append_keys(batchId=event["batchId"], chunk=event["chunk"])
     metrics.add_metric(name="ConnectChunkAttempts", unit=MetricUnit.Count, value=1)  # retries included
-    summary = container().connect.verify_chunk(event["batchId"], int(event["chunk"]), event["key"])
-    metrics.add_metric(name="ConnectRowsVerified", unit=MetricUnit.Count, value=summary["rows"])
-    metrics.add_metric(name="ConnectRowsPassed", unit=MetricUnit.Count, value=summary["passed"])
-    return summary
+    verified = container().connect.verify_chunk.run(event["batchId"], int(event["chunk"]), event["key"])
+    metrics.add_metric(name="ConnectRowsVerified", unit=MetricUnit.Count, value=verified.rows)
+    metrics.add_metric(name="ConnectRowsPassed", unit=MetricUnit.Count, value=verified.passed)
+    return verified.to_json()
 
 
 handler = task_entrypoint(_verify_chunk)

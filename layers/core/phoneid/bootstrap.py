@@ -713,7 +713,7 @@ class Container:
 
     @cached_property
     def batch_states(self) -> BatchStates:
-        from phoneid.adapters.dynamodb.batches import DynamoBatchStates
+        from phoneid.adapters.dynamodb.connect_batches import DynamoBatchStates
 
         return DynamoBatchStates(self.dynamodb, self.settings.connect_batches_table)
 
