@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean
 
-# Every environment installs from a lock, hash-checked (docs/decisions.md, "One lock"): uv.lock for
+# Every environment installs from a lock, hash-checked (docs/adr/0081-one-lock-for-the-environment-and-the-layer.md): uv.lock for
 # .venv and the layer, tools/checkov/uv.lock for checkov's. uv is installed first, with pip, as
 # uv.lock pins and hashes it; then `uv sync --locked` makes .venv exactly the lock and refuses a lock
 # that no longer matches pyproject.toml. uv never downloads an interpreter: .venv is the machine's

@@ -20,7 +20,7 @@ for _name, _value in {
     "POWERTOOLS_METRICS_NAMESPACE": "PhoneID",
     "POWERTOOLS_LOG_LEVEL": "WARNING",
     # awscrt is installed for the SAM CLI (boto3[crt]) but not in the layer: botocore signs and
-    # checksums here without it, as on Lambda (docs/decisions.md, "One lock").
+    # checksums here without it, as on Lambda (docs/adr/0082-boto3-and-botocore-ship-in-the-layer.md).
     "BOTO_DISABLE_CRT": "true",
 }.items():
     os.environ[_name] = _value

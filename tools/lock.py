@@ -1,4 +1,4 @@
-"""The lock's two readers besides `uv sync` (docs/decisions.md, "One lock").
+"""The lock's two readers besides `uv sync` (docs/adr/0081-one-lock-for-the-environment-and-the-layer.md).
 
 ``python tools/lock.py uv`` prints the hashed requirement of the uv that uv.lock names: `make setup`
 installs it with pip, then uv installs the rest of the lock.

@@ -6,7 +6,7 @@ from phoneid.bootstrap import container
 
 app = make_app()
 
-# 100 items do not fit in the API's 4 KB body (docs/decisions.md).
+# 100 items do not fit in the API's 4 KB body (docs/api.md#bodies-of-the-batch-calls).
 MAX_BATCH_BODY_BYTES = 64 * 1024
 
 

@@ -6,7 +6,7 @@ from phoneid.bootstrap import container
 
 app = make_app()
 
-# 1,000 items do not fit in the API's 4 KB body (docs/decisions.md).
+# 1,000 items do not fit in the API's 4 KB body (docs/api.md#bodies-of-the-batch-calls).
 MAX_BATCH_BODY_BYTES = 1024 * 1024
 
 

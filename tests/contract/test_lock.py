@@ -1,4 +1,5 @@
-"""One lock: the layer Lambda runs holds the versions the gate ran (docs/decisions.md, "One lock").
+"""One lock: the layer Lambda runs holds the versions the gate ran
+(docs/adr/0081-one-lock-for-the-environment-and-the-layer.md).
 
 layers/core/requirements.txt is uv.lock's export for Lambda (`make lockcheck` holds it to the lock);
 these tests hold the running environment and the built layer to it, package by package.

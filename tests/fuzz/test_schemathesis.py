@@ -3,7 +3,7 @@
 The gate runs a bounded pass (``PHONEID_FUZZ_EXAMPLES``, 8 by default; ``make fuzz`` sets more) with a
 fixed seed: the same requests each run. A failure prints schemathesis' report: the check, the
 request as a curl line and the answer. Decide whether the server or the document is wrong and fix
-that one (docs/decisions.md, "The gate fuzzes the API").
+that one (docs/adr/0055-the-gate-fuzzes-the-api.md).
 """
 
 from __future__ import annotations
@@ -169,7 +169,8 @@ def test_schemathesis_finds_no_failure_in_any_operation(stack: DevServer, tmp_pa
         stack.base_url,
         "--checks",
         "all",
-        # API Gateway answers a method no route has with 403 (8001), not 405 (docs/decisions.md).
+        # API Gateway answers a method no route has with 403 (8001), not 405
+        # (docs/adr/0055-the-gate-fuzzes-the-api.md).
         "--exclude-checks",
         "unsupported_method",
         "--workers",

@@ -64,7 +64,7 @@ def test_an_ssn_that_can_be_issued_is_possible(ssn: str) -> None:
 
 
 def test_area_numbers_from_900_stay_accepted() -> None:
-    # ITINs (9xx) go in the SSN field for people without an SSN (docs/decisions.md)
+    # ITINs (9xx) go in the SSN field for people without an SSN (docs/api.md#dates-of-birth-and-ssns)
     assert ssn_problem("911456711") is None
     assert ssn_problem("911-45-6711", full=True) is None
 

@@ -129,8 +129,8 @@ def _expanded(written: str) -> list[str]:
 
 def test_the_decision_record_lists_every_registered_patch() -> None:
     apply_all()
-    record = (Path(__file__).resolve().parents[2] / "docs" / "decisions.md").read_text()
-    section = record.split("### Patches of moto\n", 1)[1].split("\n### ", 1)[0]
+    record = (Path(__file__).resolve().parents[2] / "docs" / "adr" / "0072-patches-of-moto.md").read_text()
+    section = record.split("\n### The patches\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     listed = {
         f"moto.{target}"

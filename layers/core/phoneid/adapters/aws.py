@@ -16,7 +16,7 @@ from phoneid.domain.errors import InternalError
 
 logger = Logger(child=True)
 
-# docs/decisions.md, "Retries and timeouts of AWS calls": one call, all its attempts and backoff
+# docs/adr/0054-retries-and-timeouts-of-aws-calls.md: one call, all its attempts and backoff
 # included, ends well inside the 10 s function timeout, so a stuck dependency is answered with an
 # 8000 by the function rather than cut off by Lambda: 3 x (1 s + 1 s) + at most 3 s of backoff.
 _CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=1, read_timeout=1)

@@ -30,7 +30,7 @@ class KmsKeySealer:
     """Seals a window's private signing key with KMS ``Encrypt`` under an encryption context that
     names its use and its window: a sealed key opens only for that window (a blob moved to another
     window's item does not), and IAM grants ``kms:Decrypt`` for this use only to the functions that
-    sign (docs/decisions.md, "Token keys of a window")."""
+    sign (docs/adr/0069-token-keys-of-a-window.md)."""
 
     USE = "token-signing-key"
 
@@ -96,7 +96,8 @@ class KmsPiiCipher:
     sealed record moved to another record, or another client, does not open: the per-record binding
     is the same as KMS's own, while one KMS call serves all the records a key seals for five minutes
     in one instance, and one Decrypt opens them all for fifteen. CloudTrail shows the data key's use,
-    not each record's (docs/decisions.md). Ciphertexts of KMS Encrypt itself still open.
+    not each record's (docs/adr/0058-cached-data-keys-for-personal-data.md). Ciphertexts of KMS Encrypt
+    itself still open.
     """
 
     def __init__(self, kms: Any, key_id: str, clock: Callable[[], float] = time.monotonic) -> None:
@@ -261,7 +262,8 @@ class OneTimeCodeMac:
     leaves KMS, and a code's MAC stays bound to its session and send by the message.
 
     Its digests carry a prefix (base64 has no colon); a digest without it was made by KMS before this
-    class existed (a code sent just before a deploy) and is checked by KMS (docs/decisions.md).
+    class existed (a code sent just before a deploy) and is checked by KMS
+    (docs/adr/0063-one-time-codes-under-a-derived-key.md).
     """
 
     _PREFIX = "d1:"

@@ -167,7 +167,7 @@ def _check_json_body(event: dict[str, Any], max_body_bytes: int = MAX_BODY_BYTES
     if _byte_size(body) > max_body_bytes:
         raise MalformedRequest(f"Malformed request: body is over {max_body_bytes} bytes")
     # JSON declared as anything else is a client bug; reading it anyway lets a WAF that trusts the
-    # header and this handler see two different requests (docs/decisions.md).
+    # header and this handler see two different requests (docs/api.md#request-bodies-read-strictly).
     if not declares(event, "application/json"):
         raise MalformedRequest("Malformed request: Content-Type must be application/json")
     if not isinstance(jsonbody.parse(body), dict):
@@ -207,7 +207,8 @@ def entrypoint(
 ) -> Handler:
     """The Lambda handler for ``app``, with the same decorator stack and edge checks everywhere.
 
-    ``max_body_bytes`` is the API's 4 KB unless a route needs more (batch enrollment, docs/decisions.md).
+    ``max_body_bytes`` is the API's 4 KB unless a route needs more (batch enrollment,
+    docs/api.md#bodies-of-the-batch-calls).
     """
 
     def refusal(error: PhoneIdError, event: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Identities are named ``serviceId`` on the wire: a neutral word for the maker's ``proveId`` (and
 its older ``identityId``). Responses always say ``serviceId``; a request body field that names an
-identity accepts all three spellings (``docs/decisions.md``). Here only the path names one.
+identity accepts all three spellings
+(``docs/identity-manager.md#names-serviceid-not-proveid-or-identityid``). Here only the path names one.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every name of a third-party library the local emulation replaces, in one registry.
 
 Only moto is patched: it never ships, and the local stack needs what AWS does that moto does not
-(docs/decisions.md, "Patches of moto"). The libraries Lambda runs (botocore, boto3, Powertools,
+(docs/adr/0072-patches-of-moto.md). The libraries Lambda runs (botocore, boto3, Powertools,
 pydantic...) are never patched: what the gate runs is what Lambda runs.
 
 A patch names its target by module and attribute path, the releases it was written for, and what
@@ -90,8 +90,8 @@ def _check_version(patch: Patch) -> None:
     if installed not in patch.written_for:
         raise PatchError(
             f"{patch.target}: written for {patch.package} {', '.join(sorted(patch.written_for))},"
-            f" {installed} is installed; read the patch against it (docs/decisions.md, 'Patches of"
-            " moto') and add the release to its written_for"
+            f" {installed} is installed; read the patch against it"
+            " (docs/adr/0072-patches-of-moto.md#the-patches) and add the release to its written_for"
         )
 
 

@@ -259,7 +259,8 @@ class DevStack:
 
 def build_app(dev: DevStack, *, max_in_flight: int = 32, queue_seconds: float = 1.0) -> Any:
     """The local stack's HTTP app. The API takes ``max_in_flight`` requests at once and lets others
-    wait ``queue_seconds`` for a place before shedding them with 429 (docs/decisions.md)."""
+    wait ``queue_seconds`` for a place before shedding them with 429
+    (docs/adr/0046-local-api-gateway-every-method-and-a-bounded-queue.md)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import ClientDisconnect, Request

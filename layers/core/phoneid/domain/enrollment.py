@@ -1,6 +1,6 @@
 """Identity Manager enrollments: one identity (a phone number, optionally a customer) per client.
 
-States and transitions (our choice, recorded in ``docs/decisions.md``):
+States and transitions (our choice, in ``docs/identity-manager.md#states-and-transitions``):
 
 | State | activate | deactivate | disenroll |
 |---|---|---|---|

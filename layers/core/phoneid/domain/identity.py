@@ -11,7 +11,7 @@ from enum import StrEnum
 
 # SSNs that are never issued are refused: area 000 or 666, group 00, serial 0000 (so a last four of
 # 0000 too). Areas 900-999 are never SSNs but stay accepted: ITINs, which people without an SSN give
-# in its place, use them (docs/decisions.md).
+# in its place, use them (docs/api.md#dates-of-birth-and-ssns).
 _AREA = r"(?:00[1-9]|0[1-9][0-9]|[1-57-9][0-9][0-9]|6[0-57-9][0-9]|66[0-57-9])"
 _GROUP = r"(?:0[1-9]|[1-9][0-9])"
 _SERIAL = r"(?:000[1-9]|00[1-9][0-9]|0[1-9][0-9][0-9]|[1-9][0-9]{3})"

@@ -2,7 +2,7 @@
 
 A key signs only the tokens issued in its own window, and a token verifies only when its ``iat``
 lies in the window of the key it names (give or take the clock skew allowed): a key known early, or
-kept late, signs nothing outside its day. docs/decisions.md, "Token keys of a window".
+kept late, signs nothing outside its day. docs/adr/0069-token-keys-of-a-window.md.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ transport (``ConnectTransport``) gives the client to send files with:
 - ``sftp``: an SFTP login (its SSH public keys). In AWS the user is a Transfer Family user
   (``SftpUsers``); locally the SFTP server reads the profiles themselves at login.
 - ``s3``: nothing standing. The operator issues, per file, a presigned URL to PUT it to the client's
-  upload prefix and URLs to GET its results (``batch_urls``; docs/decisions.md, "Connect transport").
+  upload prefix and URLs to GET its results (``batch_urls``; docs/adr/0077-presigned-urls-per-file.md).
 - ``none``: nothing; only files the operator puts into the bucket run.
 """
 

@@ -19,7 +19,7 @@ from typing import Final
 from phoneid.domain.errors import MalformedRequest
 from phoneid.ports import KeyedDigest
 
-PURPOSE: Final = "list-page"  # the derived key's purpose (docs/decisions.md, "Pages")
+PURPOSE: Final = "list-page"  # the derived key's purpose (docs/adr/0023-list-page-keys-carry-a-mac.md)
 _USE: Final = "identity-list-page"  # in every MACed message: a MAC of another kind never fits
 
 

@@ -40,7 +40,7 @@ class RateLimit:
 # --- failed authentication --------------------------------------------------------------------------
 # Guessing a client secret (or a refresh token) must be slow: failures are counted per client id as
 # sent and per source address in fixed windows; reaching a limit refuses every attempt, right or wrong,
-# until the end of the next window (docs/decisions.md, "Failed authentications").
+# until the end of the next window (docs/adr/0044-failed-authentications-a-lockout-not-a-delay.md).
 AUTH_FAILURE_WINDOW_SECONDS = 300
 AUTH_FAILURES_PER_CLIENT = 10
 AUTH_FAILURES_PER_SOURCE = 50

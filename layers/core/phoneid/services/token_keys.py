@@ -1,6 +1,6 @@
 """The keys that sign tokens: made ahead of their window by the rotation, opened by the signers, and
-published (public halves only) to the verifiers and the JWKS. docs/decisions.md, "Token keys of a
-window"; the threat model and the runbook are in docs/operations.md, "Token signing keys".
+published (public halves only) to the verifiers and the JWKS. docs/adr/0069-token-keys-of-a-window.md;
+the threat model and the runbook are in docs/operations.md, "Token signing keys".
 """
 
 from __future__ import annotations
