@@ -1,4 +1,5 @@
-"""Connect: batch verification files, pure (no I/O). The file format is specified in docs/connect.md.
+"""Connect: batch verification files, pure (no I/O). The file format is specified in
+docs/connect.md#the-file-format-in-detail.
 
 What the rest of PhoneID uses of a batch is named here:
 

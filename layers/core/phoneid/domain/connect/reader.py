@@ -1,5 +1,5 @@
 """An input file read in one pass: its records in order, the authorization checks of its header
-and trailer as it goes (docs/connect.md, "Rejected files"), its detail rows yielded."""
+and trailer as it goes (docs/connect.md#authorization-checks), its detail rows yielded."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The records of a Connect file's text, read as a stream (docs/connect.md, "Reading a file"):
+"""The records of a Connect file's text, read as a stream (docs/connect.md#reading-a-file):
 as the stdlib ``csv`` module reads with ``strict=True``, from pieces of any size, in time linear in the
 text's length, never holding a line whole; each record's first ``KEPT_CELLS`` cells, cut to
 ``MAX_CELL_CHARS``."""

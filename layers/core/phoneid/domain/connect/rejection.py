@@ -1,5 +1,5 @@
 """Why a whole file is rejected: the authorization checks' stable codes and messages (never a
-field's value: the Enroll Key and the rows' data stay out of them)."""
+field's value: the Enroll Key and the rows' data stay out of them; docs/connect.md#rejected-files)."""
 
 from __future__ import annotations
 

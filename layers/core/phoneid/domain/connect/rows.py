@@ -1,6 +1,6 @@
-"""A detail row as read, and the row checks that send a row to the error file (docs/connect.md,
-"Row errors"): in input order, a row getting the first code that applies; a valid row is from then
-on the original of its duplicate keys."""
+"""A detail row as read, and the row checks that send a row to the error file
+(docs/connect.md#row-checks-in-detail): in input order, a row getting the first code that applies; a
+valid row is from then on the original of its duplicate keys."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The duplicate keys a file's valid rows have used: 64-bit hashes in an open-addressing table of
-8-byte slots kept at most half full (docs/connect.md, "Duplicates")."""
+8-byte slots kept at most half full (docs/connect.md#duplicates)."""
 
 from __future__ import annotations
 

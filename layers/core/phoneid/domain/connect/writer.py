@@ -1,4 +1,4 @@
-"""The output, error and rejected files' records, as CSV lines (docs/connect.md, "Writing the files"):
+"""The output, error and rejected files' records, as CSV lines (docs/connect.md#writing-the-files):
 ``csv.writer`` with minimal quoting and CRLF line ends, every cell neutralised against formula
 injection."""
 
@@ -47,7 +47,7 @@ _PLAIN_NUMBER = re.compile(r"[+-]?[0-9 ().-]+")
 
 
 def neutralise(cell: str) -> str:
-    """A cell a spreadsheet will not run as a formula (docs/connect.md, "Writing the files")."""
+    """A cell a spreadsheet will not run as a formula (docs/connect.md#writing-the-files)."""
     if cell.startswith(_FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(cell):
         return "'" + cell
     return cell

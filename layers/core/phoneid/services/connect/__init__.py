@@ -1,5 +1,5 @@
 """Connect batches: the workflow's steps, one service each, as the state machine runs them
-(``statemachines/connect.asl.json``, docs/connect.md, "The workflow"):
+(``statemachines/connect.asl.json``, docs/connect.md#the-workflow):
 
 - ``validate``: claim the upload's batch, check the file, cut its valid rows into chunks;
 - ``verify_chunk``: verify one chunk's rows as ``/v3/verify`` verifies one item;
