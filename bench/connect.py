@@ -1169,10 +1169,10 @@ def profile(rows: int, top: int) -> int:
     from moto import mock_aws
 
     from phoneid import bootstrap
+    from phoneid.api.connect_steps import Accepted
     from phoneid.dev.patches import apply_all
     from phoneid.dev.stack import LocalStack
     from phoneid.domain.clients import Flag, Solution
-    from phoneid.services.connect import Accepted
 
     calls: Counter[str] = Counter()
     counting = [False]

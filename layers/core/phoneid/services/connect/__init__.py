@@ -6,7 +6,8 @@
 - ``deliver``: the output and error files, the count check, the "processed" email;
 - ``fail``: the catch-all, ending a batch ``failed`` after any step failed.
 
-Each step returns a typed result (``results``) that its handler serialises for the state machine.
+Each handler reads its step's input into a typed one, and each step returns a typed result that its
+handler serialises for the state machine: both in ``phoneid.api.connect_steps``.
 Files are streamed: what stays in memory is one chunk, and, while validating, the duplicate-key
 table. The emails are in ``emails``; the work objects' format in ``work_objects``.
 """
@@ -20,30 +21,10 @@ from phoneid.ports import BatchStates, ClientStore, Clock, ConnectProfiles, Mail
 from phoneid.services.connect.deliver import DeliverStep
 from phoneid.services.connect.emails import ConnectEmails
 from phoneid.services.connect.fail import FailStep
-from phoneid.services.connect.results import (
-    Accepted,
-    ChunkVerified,
-    Delivered,
-    Duplicate,
-    Ended,
-    Rejected,
-    Validated,
-)
 from phoneid.services.connect.validate import CHUNK_ROWS, ValidateStep
 from phoneid.services.connect.verify_chunk import VerifyChunkStep, VerifyMany
 
-__all__ = [
-    "CHUNK_ROWS",
-    "Accepted",
-    "ChunkVerified",
-    "ConnectBatches",
-    "Delivered",
-    "Duplicate",
-    "Ended",
-    "Rejected",
-    "Validated",
-    "VerifyMany",
-]
+__all__ = ["CHUNK_ROWS", "ConnectBatches", "VerifyMany"]
 
 
 class ConnectBatches:

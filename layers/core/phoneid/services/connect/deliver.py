@@ -16,6 +16,7 @@ from itertools import chain
 
 from aws_lambda_powertools import Logger
 
+from phoneid.api.connect_steps import Delivered
 from phoneid.domain.connect.batch import Batch, BatchState
 from phoneid.domain.connect.errors import BatchCountMismatch, BatchNotFound
 from phoneid.domain.connect.names import (
@@ -39,7 +40,6 @@ from phoneid.domain.connect.writer import (
 )
 from phoneid.ports import BatchStates, Clock, ConnectProfiles, ObjectStore
 from phoneid.services.connect.emails import ConnectEmails
-from phoneid.services.connect.results import Delivered
 from phoneid.services.connect.work_objects import json_lines
 
 logger = Logger(child=True)

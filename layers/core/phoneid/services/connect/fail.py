@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from phoneid.api.connect_steps import Ended
 from phoneid.domain.connect.batch import Batch, BatchState
 from phoneid.domain.connect.errors import BatchNotFound
 from phoneid.domain.connect.names import batch_id_of, download_key, rejected_file_name, work_prefix
@@ -17,7 +18,6 @@ from phoneid.domain.connect.rejection import FileRejected, Rejection
 from phoneid.domain.connect.writer import rejected_file
 from phoneid.ports import BatchStates, Clock, ConnectProfiles, ObjectStore
 from phoneid.services.connect.emails import ConnectEmails, shown
-from phoneid.services.connect.results import Ended
 
 
 class FailStep:

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from aws_lambda_powertools import Logger
 
+from phoneid.api.connect_steps import Accepted, Duplicate, Rejected, Validated
 from phoneid.domain.clients import Caller
 from phoneid.domain.connect.batch import Batch, BatchState
 from phoneid.domain.connect.errors import BatchNotFound
@@ -40,7 +41,6 @@ from phoneid.domain.phone import Region
 from phoneid.ports import BatchStates, ClientStore, Clock, ConnectProfiles, ObjectStore
 from phoneid.services.connect.emails import ConnectEmails
 from phoneid.services.connect.fail import FailStep
-from phoneid.services.connect.results import Accepted, Duplicate, Rejected, Validated
 from phoneid.services.connect.work_objects import json_line
 
 logger = Logger(child=True)

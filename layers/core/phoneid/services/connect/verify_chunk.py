@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from phoneid.api.connect_steps import ChunkVerified
 from phoneid.domain.clients import Caller
 from phoneid.domain.connect.batch import Batch, BatchState
 from phoneid.domain.connect.errors import BatchNotFound, ChunkThrottled, is_throttling
@@ -29,7 +30,6 @@ from phoneid.domain.errors import PhoneIdError, Unauthorized
 from phoneid.domain.signals import SignalSourceError
 from phoneid.domain.verification import VerificationType, VerifyItem
 from phoneid.ports import BatchStates, ClientStore, ObjectStore
-from phoneid.services.connect.results import ChunkVerified
 from phoneid.services.connect.work_objects import json_line, json_lines
 
 if TYPE_CHECKING:
