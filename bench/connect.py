@@ -703,17 +703,6 @@ def start_dev(directory: Path) -> Dev:
     raise RuntimeError("phoneid dev did not start listening within 120 s")
 
 
-def ssh_public_key(directory: Path) -> Path:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-    public = Ed25519PrivateKey.generate().public_key()
-    line = public.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
-    path = directory / "bench_sftp.pub"
-    path.write_bytes(line + b" bench@phoneid\n")
-    return path
-
-
 # --- one run ---------------------------------------------------------------------------------------
 
 
@@ -883,10 +872,8 @@ def run(rows: int, keep: bool, timeout: float) -> int:
         os.environ.update(dev.state["environment"])
         client = dev.cli("clients", "create", "--solution", "verified-user", "--name", CLIENT)
         client_id = client["client_id"]
-        profile = dev.cli(
-            "connect", "onboard", client_id, "--name", CLIENT, "--type", KIND,
-            "--ssh-key", str(ssh_public_key(directory)),
-        )  # fmt: skip
+        # the file goes straight to S3: the default transport, no SSH key
+        profile = dev.cli("connect", "onboard", client_id, "--name", CLIENT, "--type", KIND)
         began = time.perf_counter()
         generated = generate(directory, rows, profile["enroll_key"])
         size = generated.path.stat().st_size
@@ -1199,10 +1186,7 @@ def profile(rows: int, top: int) -> int:
         created = c.client_admin.create(
             solution=Solution.VERIFIED_USER, name=CLIENT, countries=["*"], flags=[Flag.AUTO_ENROLLMENT]
         )
-        key_line = ssh_public_key(directory).read_text().strip()
-        _, enroll_key = c.connect_onboarding.onboard(
-            created.client.client_id, name=CLIENT, types=[KIND], ssh_keys=[key_line]
-        )
+        _, enroll_key = c.connect_onboarding.onboard(created.client.client_id, name=CLIENT, types=[KIND])
         connect = c.connect_batches()
         s3 = boto3.client("s3")
         bucket = c.settings.connect_bucket
