@@ -703,17 +703,6 @@ def start_dev(directory: Path) -> Dev:
     raise RuntimeError("phoneid dev did not start listening within 120 s")
 
 
-def ssh_public_key(directory: Path) -> Path:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-    public = Ed25519PrivateKey.generate().public_key()
-    line = public.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
-    path = directory / "bench_sftp.pub"
-    path.write_bytes(line + b" bench@phoneid\n")
-    return path
-
-
 # --- one run ---------------------------------------------------------------------------------------
 
 
@@ -883,10 +872,8 @@ def run(rows: int, keep: bool, timeout: float) -> int:
         os.environ.update(dev.state["environment"])
         client = dev.cli("clients", "create", "--solution", "verified-user", "--name", CLIENT)
         client_id = client["client_id"]
-        profile = dev.cli(
-            "connect", "onboard", client_id, "--name", CLIENT, "--type", KIND,
-            "--ssh-key", str(ssh_public_key(directory)),
-        )  # fmt: skip
+        # the file goes straight to S3: the default transport, no SSH key
+        profile = dev.cli("connect", "onboard", client_id, "--name", CLIENT, "--type", KIND)
         began = time.perf_counter()
         generated = generate(directory, rows, profile["enroll_key"])
         size = generated.path.stat().st_size
@@ -1169,6 +1156,7 @@ def profile(rows: int, top: int) -> int:
     from moto import mock_aws
 
     from phoneid import bootstrap
+    from phoneid.api.connect_steps import Accepted
     from phoneid.dev.patches import apply_all
     from phoneid.dev.stack import LocalStack
     from phoneid.domain.clients import Flag, Solution
@@ -1198,10 +1186,7 @@ def profile(rows: int, top: int) -> int:
         created = c.client_admin.create(
             solution=Solution.VERIFIED_USER, name=CLIENT, countries=["*"], flags=[Flag.AUTO_ENROLLMENT]
         )
-        key_line = ssh_public_key(directory).read_text().strip()
-        _, enroll_key = c.connect_onboarding.onboard(
-            created.client.client_id, name=CLIENT, types=[KIND], ssh_keys=[key_line]
-        )
+        _, enroll_key = c.connect_onboarding.onboard(created.client.client_id, name=CLIENT, types=[KIND])
         connect = c.connect
         s3 = boto3.client("s3")
         bucket = c.settings.connect_bucket
@@ -1215,9 +1200,10 @@ def profile(rows: int, top: int) -> int:
             s3.upload_file(str(generated.path), bucket, key)
             etag = str(s3.head_object(Bucket=bucket, Key=key)["ETag"]).strip('"')
             began = time.perf_counter()
-            validated = connect.validate(bucket, key, etag=etag)
+            validated = connect.validate.run(bucket, key, etag=etag)
             validate_s = time.perf_counter() - began
-            manifest = json.loads(s3.get_object(Bucket=bucket, Key=validated["manifestKey"])["Body"].read())
+            assert isinstance(validated, Accepted), validated
+            manifest = json.loads(s3.get_object(Bucket=bucket, Key=validated.manifest_key)["Body"].read())
             profiling = run_name == "profiled"
             counting[0] = profiling
             began = time.perf_counter()
@@ -1225,14 +1211,14 @@ def profile(rows: int, top: int) -> int:
                 profiler.enable()
             for item in manifest:
                 verified_rows += (
-                    connect.verify_chunk(item["batchId"], item["chunk"], item["key"])["rows"] * profiling
+                    connect.verify_chunk.run(item["batchId"], item["chunk"], item["key"]).rows * profiling
                 )
             if profiling:
                 profiler.disable()
             verify_s = time.perf_counter() - began
             counting[0] = False
             began = time.perf_counter()
-            connect.deliver(validated["batchId"])
+            connect.deliver.run(validated.batch_id)
             deliver_s = time.perf_counter() - began
             timings[run_name] = {"validate": validate_s, "verify": verify_s, "deliver": deliver_s}
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import _setup  # noqa: F401 - the import path first
 
 from phoneid.adapters.s3 import iter_text
-from phoneid.domain.connect_files import read_records
+from phoneid.domain.connect.records import read_records
 
 CHUNK = 64 * 1024
 SHAPES = {

@@ -8,22 +8,25 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from phoneid.api.connect_steps import BatchTask
 from phoneid.bootstrap import container
+from phoneid.domain.connect import BatchState
 from phoneid.tasks import logger, metrics, task_entrypoint
 
 
 def _deliver(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    logger.append_keys(batchId=event["batchId"])
-    result = container().connect.deliver(event["batchId"])
-    stats = result["stats"]
-    metrics.add_metric(name="ConnectRowsRead", unit=MetricUnit.Count, value=stats["rowsRead"])
-    metrics.add_metric(name="ConnectRowsNotProcessed", unit=MetricUnit.Count, value=stats["processingFailed"])
+    task = BatchTask.model_validate(event)
+    logger.append_keys(batchId=task.batch_id)
+    delivered = container().connect.deliver.run(task.batch_id)
+    stats = delivered.stats
+    metrics.add_metric(name="ConnectRowsRead", unit=MetricUnit.Count, value=stats.rows_read)
+    metrics.add_metric(name="ConnectRowsNotProcessed", unit=MetricUnit.Count, value=stats.processing_failed)
     metrics.add_metric(
-        name="ConnectBatchesFailed" if result["state"] == "failed" else "ConnectBatchesDelivered",
+        name="ConnectBatchesFailed" if delivered.state is BatchState.FAILED else "ConnectBatchesDelivered",
         unit=MetricUnit.Count,
         value=1,
     )
-    return result
+    return delivered.to_json()
 
 
 handler = task_entrypoint(_deliver)

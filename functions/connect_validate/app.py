@@ -7,6 +7,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from phoneid.api.connect_steps import UploadedObject
 from phoneid.bootstrap import container
 from phoneid.tasks import metrics, task_entrypoint
 
@@ -14,15 +15,13 @@ _OUTCOME_METRICS = {"accepted": "ConnectFilesAccepted", "rejected": "ConnectFile
 
 
 def _validate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = container().connect.validate(
-        event["bucket"],
-        event["key"],
-        version_id=event.get("versionId") or None,
-        etag=event.get("etag") or None,
+    upload = UploadedObject.model_validate(event)
+    result = container().connect.validate.run(
+        upload.bucket, upload.key, version_id=upload.version_id, etag=upload.etag
     )
-    metric = _OUTCOME_METRICS.get(result["outcome"], "ConnectFilesDuplicate")
+    metric = _OUTCOME_METRICS.get(result.outcome, "ConnectFilesDuplicate")
     metrics.add_metric(name=metric, unit=MetricUnit.Count, value=1)
-    return result
+    return result.to_json()
 
 
 handler = task_entrypoint(_validate)

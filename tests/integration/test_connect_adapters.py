@@ -13,7 +13,7 @@ import boto3
 import pytest
 
 from phoneid.adapters import s3 as s3_adapter
-from phoneid.adapters.dynamodb.batches import DynamoBatchStates
+from phoneid.adapters.dynamodb.connect_batches import DynamoBatchStates
 from phoneid.adapters.s3 import ObjectNotFound, S3ObjectStore, iter_text, split_lines
 from phoneid.adapters.ses import SesMailer
 from phoneid.dev.outbox import sent_emails

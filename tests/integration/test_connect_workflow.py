@@ -25,15 +25,16 @@ import pytest
 from botocore.exceptions import ClientError
 
 from phoneid import bootstrap
+from phoneid.adapters.aws import internal_error
 from phoneid.adapters.s3 import S3ObjectStore
 from phoneid.dev import workflows
 from phoneid.dev.events import function_context
 from phoneid.dev.outbox import sent_emails
 from phoneid.domain.clients import Caller
 from phoneid.domain.connect import BatchState, ConnectProfile
-from phoneid.domain.connect_files import OUTPUT_COLUMNS
+from phoneid.domain.connect.writer import OUTPUT_COLUMNS
 from phoneid.domain.credentials import hash_secret
-from phoneid.domain.errors import InternalError, PhoneIdError
+from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.verification import VerifyItem
 from phoneid.services.connect import ConnectBatches
 from phoneid.services.verify import Verified
@@ -316,7 +317,7 @@ class FlakyVerify:
             try:
                 raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "Query")
             except ClientError as error:
-                refused = InternalError()
+                refused = internal_error("Query", error)  # as the adapters translate it
                 refused.__cause__ = error
             return [refused, *self.real.verify_many(caller, items[1:])]
         if any(item.phone_number in self.broken for item in items):
@@ -500,7 +501,7 @@ def test_a_validation_that_overruns_its_timeout_ends_its_batch_failed(
 
     def validate_until_killed(event: dict[str, Any]) -> None:
         monkeypatch.setattr(S3ObjectStore, "iter_text", stalls)
-        bootstrap.container().connect.validate(
+        bootstrap.container().connect.validate.run(
             event["bucket"], event["key"], event["versionId"], event["etag"]
         )
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from phoneid.adapters.dynamodb import batch
+from phoneid.adapters.dynamodb import batch_io
 from phoneid.adapters.dynamodb.lists import DynamoSignalLists
 from phoneid.domain.signals import ListEntry, ListKind
 from phoneid_cli.main import main
@@ -128,7 +128,7 @@ class _Unprocessing:
 
 def test_unprocessed_items_and_keys_are_retried(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given a DynamoDB that leaves half of the first write and of the first read unprocessed
-    monkeypatch.setattr(batch.time, "sleep", lambda _: None)
+    monkeypatch.setattr(batch_io.time, "sleep", lambda _: None)
     client = _Unprocessing(api.container.dynamodb)
     lists = DynamoSignalLists(client, api.stack.physical_ids["SignalListsTable"])
     numbers = [f"+1202555{n:04d}" for n in range(10)]

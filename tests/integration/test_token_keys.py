@@ -11,7 +11,7 @@ import boto3
 import jwt as pyjwt
 import pytest
 
-from phoneid.adapters.dynamodb.batch import projection
+from phoneid.adapters.dynamodb.batch_io import projection
 from phoneid.adapters.dynamodb.token_keys import PUBLIC_ATTRIBUTES
 from phoneid.dev.access.actions import Call, Request, requests_of
 from phoneid.dev.access.policies import Resolved, Resolver, Roles, decide_request

@@ -98,7 +98,7 @@ def test_a_call_no_function_could_be_found_for_fails_the_check() -> None:
         "kind": "unattributed",
         "service": "dynamodb",
         "operation": "GetItem",
-        "where": "layers/core/phoneid/services/signals.py:233",
+        "where": "layers/core/phoneid/services/signals/request.py:73",
         "test": "tests/t.py::test_it",
     }
 
@@ -106,8 +106,8 @@ def test_a_call_no_function_could_be_found_for_fails_the_check() -> None:
 
     assert not report.ok
     assert (
-        "no function could be found for: dynamodb.GetItem from layers/core/phoneid/services/signals.py:233"
-        in (report.text())
+        "no function could be found for: dynamodb.GetItem"
+        " from layers/core/phoneid/services/signals/request.py:73" in (report.text())
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from phoneid.adapters.aws import internal_error
 from phoneid.domain.clients import Caller, Client, Solution
 from phoneid.domain.connect import (
     BatchCountMismatch,
@@ -24,7 +25,8 @@ from phoneid.domain.connect import (
     chunk_key,
     result_key,
 )
-from phoneid.domain.connect_files import OUTPUT_COLUMNS, Rejection
+from phoneid.domain.connect.rejection import Rejection
+from phoneid.domain.connect.writer import OUTPUT_COLUMNS
 from phoneid.domain.credentials import hash_secret
 from phoneid.domain.errors import InternalError, PhoneIdError, UnauthorizedForCountry
 from phoneid.domain.evaluation import Assurance, Category, Evaluation
@@ -77,7 +79,7 @@ class ScriptedVerify:
             try:
                 raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "Query")
             except ClientError as error:
-                throttled = InternalError()
+                throttled = internal_error("Query", error)  # as the adapters translate it
                 throttled.__cause__ = error
                 return throttled
         if phone in self.errors:
@@ -119,7 +121,7 @@ class World:
         return key
 
     def validate(self, key: str, version: str = "v1") -> dict[str, Any]:
-        return self.service.validate("connect-bucket", key, version_id=version, etag='"etag"')
+        return self.service.validate.run("connect-bucket", key, version_id=version, etag='"etag"').to_json()
 
     def verify_all(
         self, accepted: dict[str, Any], skip: frozenset[int] = frozenset()
@@ -127,7 +129,7 @@ class World:
         """What the Distributed Map does: one task per manifest item."""
         manifest = json.loads(self.objects.get_text(accepted["manifestKey"]))
         return [
-            self.service.verify_chunk(item["batchId"], item["chunk"], item["key"])
+            self.service.verify_chunk.run(item["batchId"], item["chunk"], item["key"]).to_json()
             for item in manifest
             if item["chunk"] not in skip
         ]
@@ -136,7 +138,7 @@ class World:
         accepted = self.validate(self.upload(text, file))
         assert accepted["outcome"] == "accepted", accepted
         self.verify_all(accepted)
-        return accepted, self.service.deliver(accepted["batchId"])
+        return accepted, self.service.deliver.run(accepted["batchId"]).to_json()
 
     def csv_rows(self, key: str) -> list[list[str]]:
         return list(csv.reader(io.StringIO(self.objects.text(key), newline="")))
@@ -558,8 +560,8 @@ def test_ten_thousand_and_one_rows_keep_input_order_across_chunks() -> None:
     accepted = world.validate(world.upload(batch_file(*details)))
     manifest = json.loads(world.objects.get_text(accepted["manifestKey"]))
     for item in reversed(manifest):
-        world.service.verify_chunk(item["batchId"], item["chunk"], item["key"])
-    delivered = world.service.deliver(accepted["batchId"])
+        world.service.verify_chunk.run(item["batchId"], item["chunk"], item["key"]).to_json()
+    delivered = world.service.deliver.run(accepted["batchId"]).to_json()
 
     # Then the output has the valid rows in input order, the error file the rest
     assert accepted["chunks"] == 10
@@ -612,11 +614,15 @@ def test_verifying_a_chunk_twice_gives_the_same_results_object() -> None:
         world.upload(batch_file("D,+12025550101,Noor,Haddad", "D,+12025550102,Ada,Lovelace"))
     )
     key = result_key(accepted["batchId"], 0)
-    first = world.service.verify_chunk(accepted["batchId"], 0, chunk_key(accepted["batchId"], 0))
+    first = world.service.verify_chunk.run(
+        accepted["batchId"], 0, chunk_key(accepted["batchId"], 0)
+    ).to_json()
     stored = world.objects.objects[key]
 
     # When the task runs again for that chunk
-    second = world.service.verify_chunk(accepted["batchId"], 0, chunk_key(accepted["batchId"], 0))
+    second = world.service.verify_chunk.run(
+        accepted["batchId"], 0, chunk_key(accepted["batchId"], 0)
+    ).to_json()
 
     # Then the result and its object are the same, and no row was verified twice
     assert first == second == {"chunk": 0, "rows": 2, "passed": 2}
@@ -634,7 +640,7 @@ def test_a_throttled_chunk_raises_chunk_throttled_and_succeeds_when_retried() ->
 
     # When the chunk is verified
     with pytest.raises(ChunkThrottled) as caught:
-        world.service.verify_chunk(batch_id, 0, key)
+        world.service.verify_chunk.run(batch_id, 0, key).to_json()
 
     # Then the error has the name the state machine retries on, and no results were written
     assert type(caught.value).__name__ == "ChunkThrottled"
@@ -642,7 +648,7 @@ def test_a_throttled_chunk_raises_chunk_throttled_and_succeeds_when_retried() ->
 
     # When the retry runs after the throttling passed
     world.verify.throttled.clear()
-    summary = world.service.verify_chunk(batch_id, 0, key)
+    summary = world.service.verify_chunk.run(batch_id, 0, key).to_json()
 
     # Then the chunk is complete
     assert summary == {"chunk": 0, "rows": 50, "passed": 50}
@@ -671,7 +677,7 @@ def test_rows_of_a_client_removed_after_validation_are_refused_in_the_output() -
 
     # When its chunk is verified and delivered
     world.verify_all(accepted)
-    delivered = world.service.deliver(accepted["batchId"])
+    delivered = world.service.deliver.run(accepted["batchId"]).to_json()
 
     # Then the row is refused (8002) without calling the verification
     output, _ = assert_accounted(world, delivered)
@@ -690,7 +696,7 @@ def test_a_chunk_without_results_ends_in_the_error_file_and_the_batch_fails() ->
     world.verify_all(accepted, skip=frozenset({1}))
 
     # When delivered
-    delivered = world.service.deliver(accepted["batchId"])
+    delivered = world.service.deliver.run(accepted["batchId"]).to_json()
 
     # Then no row is lost: chunk 1's rows (lines 13-23) are ERR_PROCESSING_FAILED, merged in input order
     assert delivered["state"] == "failed"
@@ -725,7 +731,7 @@ def test_counts_that_do_not_add_up_fail_the_batch_loudly() -> None:
 
     # When delivered
     with pytest.raises(BatchCountMismatch):
-        world.service.deliver(accepted["batchId"])
+        world.service.deliver.run(accepted["batchId"]).to_json()
 
     # Then the batch failed, the operator was told, the client was not, and the work stays to look at
     batch = world.states.get(accepted["batchId"])
@@ -746,7 +752,7 @@ def test_delivering_twice_returns_the_same_and_emails_once() -> None:
     accepted, delivered = world.run(batch_file("D,+12025550101,Noor,Haddad"))
 
     # When deliver runs again (a retried task)
-    again = world.service.deliver(accepted["batchId"])
+    again = world.service.deliver.run(accepted["batchId"]).to_json()
 
     # Then it answers as before and sends nothing more
     assert again == delivered
@@ -836,7 +842,7 @@ def test_a_batch_whose_validation_was_killed_ends_failed_with_the_clients_file_a
     world.mailer.sent.clear()
 
     # When the catch-all step runs for the upload, with the error Step Functions saw
-    result = world.service.fail(key, version_id="v1", etag='"etag"', error="Sandbox.Timedout")
+    result = world.service.fail.run(key, version_id="v1", etag='"etag"', error="Sandbox.Timedout").to_json()
 
     # Then the batch is failed, the client has its rejected file and email, the operator an alert
     assert result == {"batchId": batch_id, "state": "failed", "changed": True}
@@ -864,12 +870,14 @@ def test_the_catch_all_is_idempotent_and_leaves_final_batches_alone() -> None:
         batch_file("D,+12025550101,Noor,Haddad"), file="acme_US_verifiedUser_20261122120001.csv"
     )
     accepted = world.validate(other)
-    first = world.service.fail(other, version_id="v1", error="States.Timeout")
+    first = world.service.fail.run(other, version_id="v1", error="States.Timeout").to_json()
     world.mailer.sent.clear()
 
     # When the catch-all runs again for both (a retry, or the execution-status rule)
-    again = world.service.fail(other, version_id="v1", error="States.Timeout")
-    untouched = world.service.fail(world.upload(batch_file("D,+12025550101,Noor,Haddad")), version_id="v1")
+    again = world.service.fail.run(other, version_id="v1", error="States.Timeout").to_json()
+    untouched = world.service.fail.run(
+        world.upload(batch_file("D,+12025550101,Noor,Haddad")), version_id="v1"
+    ).to_json()
 
     # Then nothing changes and nothing is sent
     assert (first["changed"], again["changed"]) == (True, False)
@@ -884,7 +892,7 @@ def test_a_step_that_failed_before_claiming_its_batch_still_ends_one() -> None:
     key = world.upload(batch_file("D,+12025550101,Noor,Haddad"))
 
     # When the catch-all runs
-    result = world.service.fail(key, version_id="v1", error="Lambda.Unknown")
+    result = world.service.fail.run(key, version_id="v1", error="Lambda.Unknown").to_json()
 
     # Then a failed batch exists for the upload, and the client and operator are told
     batch = world.states.get(result["batchId"])

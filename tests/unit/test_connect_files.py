@@ -1,4 +1,5 @@
-"""Connect's file rules, pure: names, records, the authorization and row checks, the writers, stats."""
+"""Connect's file rules, pure: names, records, the authorization and row checks, the writers, stats
+(``phoneid.domain.connect``; the format in docs/connect.md)."""
 
 from __future__ import annotations
 
@@ -11,40 +12,25 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 import pytest
-from botocore.exceptions import ClientError
 
-from phoneid.domain.connect import (
-    BatchStats,
-    batch_id_of,
-    is_throttling,
-    parse_file_name,
-    parse_upload_key,
-    valid_client_name,
-)
-from phoneid.domain.connect_files import (
-    MAX_CELL_CHARS,
-    MAX_RECORD_CHARS,
+from phoneid.domain.connect.names import batch_id_of, parse_file_name, parse_upload_key, valid_client_name
+from phoneid.domain.connect.reader import BatchFileReader
+from phoneid.domain.connect.records import MAX_CELL_CHARS, MAX_RECORD_CHARS, Record, read_records
+from phoneid.domain.connect.rejection import FileRejected, Rejection
+from phoneid.domain.connect.rows import DetailRow, RowChecks, RowError
+from phoneid.domain.connect.seen_keys import SeenKeys
+from phoneid.domain.connect.stats import BatchStats
+from phoneid.domain.connect.writer import (
     OUTPUT_COLUMNS,
-    BatchFileReader,
     CsvLines,
-    DetailRow,
-    FileRejected,
-    Record,
-    Rejection,
-    RowChecks,
-    RowError,
-    SeenKeys,
     error_outcome,
     gfp_result,
     neutralise,
-    read_records,
     rejected_file,
     verified_outcome,
 )
 from phoneid.domain.credentials import hash_secret
-from phoneid.domain.errors import InternalError
 from phoneid.domain.evaluation import Category, Evaluation
-from phoneid.domain.signals import SignalSourceError
 from phoneid.domain.verification import VerificationType
 
 ENROLL_KEY = "unit-enroll-key-0001"
@@ -714,34 +700,3 @@ def test_stats_round_trip_through_the_batch_counts_and_read_as_text() -> None:
         "Processing time: 1 min 15 s",
     ):
         assert expected in text
-
-
-# --- throttling ----------------------------------------------------------------------------------
-
-
-def throttled_client_error(code: str = "ThrottlingException") -> ClientError:
-    return ClientError({"Error": {"Code": code, "Message": "Rate exceeded"}}, "Query")
-
-
-def test_throttling_is_found_in_the_chain_of_a_translated_error() -> None:
-    # Given adapters' errors raised from a throttled provider call, and from other failures
-    def raised_from(error: Exception, cause: Exception) -> Exception:
-        try:
-            raise error from cause
-        except Exception as chained:
-            return chained
-
-    throttled = raised_from(InternalError(), throttled_client_error())
-    slow = raised_from(
-        SignalSourceError("read failed"), throttled_client_error("ProvisionedThroughputExceededException")
-    )
-    denied = raised_from(InternalError(), throttled_client_error("AccessDeniedException"))
-    marked = SignalSourceError("HTTP 429")
-    marked.throttled = True  # type: ignore[attr-defined]
-
-    # When classified / Then only throttling counts
-    assert is_throttling(throttled)
-    assert is_throttling(slow)
-    assert is_throttling(marked)
-    assert not is_throttling(denied)
-    assert not is_throttling(InternalError())

@@ -5,6 +5,7 @@ are scripted in the catalogue."""
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
@@ -15,7 +16,7 @@ import pytest
 import yaml
 
 from phoneid.domain.evaluation import SOURCE_FAILED, Category, default_policy, evaluate
-from phoneid.domain.identity import Address, Claimed
+from phoneid.domain.identity import Address, Claimed, Identity
 from phoneid.domain.policy import Bounds, Policy, Signal, parse_policy
 from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import Possession
@@ -524,6 +525,81 @@ def test_sources_are_asked_at_the_same_time() -> None:
     assert observed[S.SIM_SWAP_HOURS_AGO] == 2.0
     assert observed[S.CALL_FORWARDING] is True
     assert not barrier.broken
+
+
+class ThreadNoting:
+    """A SIM Swap API that notes the thread it was asked on and what the asking request's context held."""
+
+    def __init__(self) -> None:
+        self.threads: list[threading.Thread] = []
+        self.contexts: list[str | None] = []
+
+    def latest_change(self, phone_number: str) -> datetime | None:
+        self.threads.append(threading.current_thread())
+        self.contexts.append(REQUEST_MARK.get())
+        return None
+
+
+REQUEST_MARK: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_mark", default=None)
+
+
+class ThreadNotingIdentities:
+    """The identity records, noting the threads they were read on."""
+
+    def __init__(self, records: InMemoryIdentityStore, threads: list[threading.Thread]) -> None:
+        self.records = records
+        self.threads = threads
+
+    def find(self, phone_number: str) -> Identity | None:
+        self.threads.append(threading.current_thread())
+        return self.records.find(phone_number)
+
+
+def test_each_gatherer_asks_its_sources_in_threads_of_its_own() -> None:
+    # Given two gatherers, as two containers hold them, each noting the threads its sources ran on
+    phone = "+12025550332"
+    first, second = ThreadNoting(), ThreadNoting()
+    one = production_signals(
+        ThreadNotingIdentities(records(phone), first.threads), FakeClock(), sim_swap=first
+    )
+    other = production_signals(
+        ThreadNotingIdentities(records(phone), second.threads), FakeClock(), sim_swap=second
+    )
+
+    # When each gathers, one after the other, under a policy that asks only those two sources
+    def sim_swap_only(document: dict[str, Any]) -> None:
+        for each in document["rules"]:
+            if each["code"] != 9135:
+                each["action"] = "off"
+
+    policy = policy_with(sim_swap_only)
+    one.gather(subject(phone), policy)
+    other.gather(subject(phone), policy)
+
+    # Then each asked on pool threads, and no thread served both
+    assert len(first.threads) == len(second.threads) == 2
+    assert all(thread.name.startswith("signals") for thread in first.threads + second.threads)
+    assert not set(first.threads) & set(second.threads)
+
+
+def test_a_source_runs_in_the_context_of_the_request_that_gathers() -> None:
+    # Given a request whose context holds a mark (as the recorder's "whose calls" and the log keys do)
+    phone = "+12025550333"
+    noting = ThreadNoting()
+    gatherer = production_signals(records(phone), FakeClock(), sim_swap=noting)
+    marks = ["request-1", "request-2"]
+
+    # When two requests gather, one after the other, on the same pool
+    def gather_as(mark: str) -> None:
+        REQUEST_MARK.set(mark)
+        gatherer.gather(subject(phone), default_policy())
+
+    for mark in marks:
+        contextvars.copy_context().run(gather_as, mark)
+
+    # Then the source saw each request's own mark, on the pool's thread
+    assert noting.contexts == marks
+    assert all(thread.name.startswith("signals") for thread in noting.threads)
 
 
 # --- (e) the activity log ---------------------------------------------------------------------------

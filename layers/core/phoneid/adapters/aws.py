@@ -11,6 +11,7 @@ from aws_lambda_powertools import Logger
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from phoneid.adapters.throttling import is_throttled
 from phoneid.domain.errors import InternalError
 
 logger = Logger(child=True)
@@ -44,8 +45,10 @@ def new_client(service: str, endpoint_url: str | None = None) -> Any:
 
 def internal_error(operation: str, error: BaseException | None = None) -> InternalError:
     """The 8000 for a failed AWS call (retries spent): its reference is logged with the operation and
-    the provider's error code, never the provider's message (it can quote keys and values)."""
+    the provider's error code, never the provider's message (it can quote keys and values). Marked
+    ``throttled`` when the provider was throttling (a Connect chunk is then retried)."""
     internal = InternalError.referenced(f" during {operation}")
+    internal.throttled = error is not None and is_throttled(error)
     logger.error(
         "AWS call failed",
         extra={

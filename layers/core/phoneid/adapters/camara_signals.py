@@ -30,6 +30,7 @@ from typing import Any, Final, get_args
 from aws_lambda_powertools import Logger
 
 from phoneid.adapters.camara import OperatorConfig
+from phoneid.adapters.throttling import is_throttled
 from phoneid.domain.signals import KycAnswer, KycClaim, KycResult, SignalSourceError
 
 logger = Logger(child=True)
@@ -157,7 +158,9 @@ class CamaraNetworkClient:
         try:
             config = self._config()
         except Exception as error:  # Secrets Manager, or a malformed secret
-            raise SignalSourceError(f"CAMARA {api}: operator credentials unavailable") from error
+            unavailable = SignalSourceError(f"CAMARA {api}: operator credentials unavailable")
+            unavailable.throttled = is_throttled(error)
+            raise unavailable from error
         basic = base64.b64encode(f"{config.client_id}:{config.client_secret}".encode()).decode()
         status, answer = self._send(
             f"CAMARA {api} token",

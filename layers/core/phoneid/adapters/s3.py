@@ -14,8 +14,9 @@ is 5 MiB, except for the last); an object small enough for one part is a single 
 object appears when the writer is closed; an abandoned writer (an exception inside ``with``)
 aborts its multipart upload. Objects are encrypted by the bucket's default (SSE-KMS, its own key).
 
-Provider failures become ``InternalError`` (8000) raised from the ``ClientError``, so throttling
-(``SlowDown``) stays recognisable to ``phoneid.domain.connect.is_throttling``.
+Provider failures become ``InternalError`` (8000) raised from the ``ClientError``, marked
+``throttled`` when S3 was throttling (``SlowDown``: ``phoneid.adapters.throttling``), so a Connect
+chunk is retried.
 """
 
 from __future__ import annotations

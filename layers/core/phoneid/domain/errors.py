@@ -41,6 +41,8 @@ class InternalError(PhoneIdError):
     status = 500
     default_message = "Internal error; retry the request"
     reference: str | None = None
+    # Set by the adapter that raised it from a provider's throttling (phoneid.adapters.throttling).
+    throttled: bool = False
 
     @classmethod
     def referenced(cls, detail: str = "") -> InternalError:

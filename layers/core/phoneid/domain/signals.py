@@ -15,6 +15,9 @@ from typing import Any, Literal
 class SignalSourceError(Exception):
     """A signal source refused, failed or could not be reached; the policy says what that means."""
 
+    # Set by the adapter that raised it from a provider's throttling (phoneid.adapters.throttling).
+    throttled: bool = False
+
 
 KycAnswer = Literal["true", "false", "not_available"]
 

@@ -127,6 +127,6 @@ class Stores(Keys):
 
     @cached_property
     def batch_states(self) -> BatchStates:
-        from phoneid.adapters.dynamodb.batches import DynamoBatchStates
+        from phoneid.adapters.dynamodb.connect_batches import DynamoBatchStates
 
         return DynamoBatchStates(self.dynamodb, self.settings.connect_batches_table)

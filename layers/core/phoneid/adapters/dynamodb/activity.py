@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from phoneid.adapters.dynamodb.batch import put_all, query_pages
+from phoneid.adapters.dynamodb.batch_io import put_all, query_pages
 from phoneid.adapters.dynamodb.items import from_ms, ms, plain, to_item
 from phoneid.domain.signals import ActivityCounts, ChangeEvent, ChangeKind
 from phoneid.ports import Clock

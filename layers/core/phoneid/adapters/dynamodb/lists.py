@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from phoneid.adapters.dynamodb.batch import from_dynamo, get_all, put_all, to_dynamo
+from phoneid.adapters.dynamodb.batch_io import from_dynamo, get_all, put_all, to_dynamo
 from phoneid.adapters.dynamodb.items import plain, to_item
 from phoneid.domain.signals import ListEntry, ListKind
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from phoneid.adapters.aws import internal_error, provider_errors
-from phoneid.adapters.dynamodb.batch import read_keys
+from phoneid.adapters.dynamodb.batch_io import read_keys
 
 
 class _NothingToRelease(Exception):

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from phoneid.adapters.aws import internal_error, provider_errors
-from phoneid.adapters.dynamodb.batch import read_keys
+from phoneid.adapters.dynamodb.batch_io import read_keys
 from phoneid.adapters.dynamodb.items import TTL_GRACE_SECONDS
 from phoneid.domain.token_keys import KeyWindow, PublicKey, SealedKey
 

@@ -9,7 +9,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.adapters.aws import internal_error, provider_errors
-from phoneid.adapters.dynamodb.batch import read_keys
+from phoneid.adapters.dynamodb.batch_io import read_keys
 from phoneid.adapters.dynamodb.items import from_ms, ms, plain, to_item
 from phoneid.domain.enrollment import Enrollment, IdentityAttribute, Pii, Status, keeps_place
 from phoneid.ports import PiiCipher

@@ -1,6 +1,7 @@
-"""Batched DynamoDB reads and writes shared by the list and activity stores: unprocessed items and
-keys are retried with backoff, and provider errors are translated (reads of a signal source fail
-as ``SignalSourceError``, so the policy decides; writes as the usual 8000)."""
+"""Batched DynamoDB reads and writes shared by the table stores: ``BatchWriteItem`` and
+``BatchGetItem`` in rounds (unprocessed items and keys retried with backoff), a Query's pages, and
+provider errors translated (reads of a signal source fail as ``SignalSourceError``, so the policy
+decides; writes as the usual 8000; either marked ``throttled`` when the provider was throttling)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.adapters.aws import internal_error, provider_errors
+from phoneid.adapters.throttling import is_throttled
 from phoneid.domain.signals import SignalSourceError
 
 WRITE_BATCH = 25  # BatchWriteItem's limit
@@ -28,7 +30,9 @@ def source_errors(operation: str) -> Iterator[None]:
     try:
         yield
     except (ClientError, BotoCoreError) as error:
-        raise SignalSourceError(f"{operation} failed") from error
+        failed = SignalSourceError(f"{operation} failed")
+        failed.throttled = is_throttled(error)
+        raise failed from error
 
 
 def projection(attributes: Sequence[str]) -> dict[str, Any]:
