@@ -82,7 +82,7 @@ lint:
 	ruff format --check .
 
 typecheck:
-	mypy layers/core/phoneid devkit/phoneid_cli
+	mypy layers/core/phoneid devkit/phoneid_dev devkit/phoneid_cli
 
 LAYER_BUILD := .aws-sam/build/CoreLayer/python
 
@@ -111,7 +111,7 @@ test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
 	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz'
-	python -m phoneid.dev.access $(ACCESS_RECORDS) --unused
+	python -m phoneid_dev.access $(ACCESS_RECORDS) --unused
 
 # Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The
 # gate's pass is bounded (8 cases an operation past the coverage phase); `make fuzz` is the long one.

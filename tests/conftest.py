@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from phoneid.dev.emulation import FAKE_CREDENTIALS
+from phoneid_dev.emulation import FAKE_CREDENTIALS
 
 # Before anything imports boto3 or Powertools: no real AWS, no X-Ray, no metric noise.
 for _name, _value in {
@@ -26,7 +26,7 @@ for _name, _value in {
     os.environ[_name] = _value
 os.environ.pop("AWS_ENDPOINT_URL", None)
 
-from phoneid.dev.access import recording  # noqa: E402
+from phoneid_dev.access import recording  # noqa: E402
 
 # Before any boto3 session is made: `make test` records every function's AWS calls for the IAM check.
 recording.install_from_environment()
@@ -35,16 +35,16 @@ import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
 from phoneid import bootstrap  # noqa: E402
-from phoneid.dev.emulation import free_port  # noqa: E402
-from phoneid.dev.operator import FakeOperator  # noqa: E402
-from phoneid.dev.patches import apply_all  # noqa: E402
-from phoneid.dev.processes import FunctionProcesses, function_specs  # noqa: E402
-from phoneid.dev.stack import LocalStack  # noqa: E402
+from phoneid_dev.emulation import free_port  # noqa: E402
+from phoneid_dev.operator import FakeOperator  # noqa: E402
+from phoneid_dev.patches import apply_all  # noqa: E402
+from phoneid_dev.processes import FunctionProcesses, function_specs  # noqa: E402
+from phoneid_dev.stack import LocalStack  # noqa: E402
 from tests.fakes import FakeClock  # noqa: E402
 from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder  # noqa: E402
 
 # Every test runs on moto as the local stack runs it: the whole registry of its patches, from the
-# start, whichever tests a worker ran before (phoneid.dev.patches).
+# start, whichever tests a worker ran before (phoneid_dev.patches).
 apply_all()
 
 

@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
-from phoneid.dev.events import LambdaContext, websocket_event
-from phoneid.dev.gateway import HttpResponse
+from phoneid_dev.events import LambdaContext, websocket_event
+from phoneid_dev.gateway import HttpResponse
 from tests.harness import Api, Transport
 
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from phoneid.dev.gateway import HttpResponse
 from phoneid.domain.clients import Solution
+from phoneid_dev.gateway import HttpResponse
 from tests.device import Device, KeyPair, latest_link
 from tests.harness import Api, Integrator
 from tests.sandbox_numbers import MOBILE_AUTH_PASS, OTP_PASS, TOKEN_ONLY

@@ -1,6 +1,6 @@
 """The stack as an integrator meets it, on moto in this process, with time in the test's hand.
 
-Routes, tables, keys and environment come from ``template.yaml`` (through ``phoneid.dev``); requests
+Routes, tables, keys and environment come from ``template.yaml`` (through ``phoneid_dev``); requests
 go through the same local API Gateway emulation as ``phoneid dev``: authorizer, gateway responses
 and Lambda proxy events included.
 """
@@ -21,10 +21,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import boto3
 
 from phoneid import bootstrap
-from phoneid.dev.events import function_context
-from phoneid.dev.gateway import HttpResponse, LocalGateway
-from phoneid.dev.outbox import sent_messages
-from phoneid.dev.stack import LocalStack
+from phoneid_dev.events import function_context
+from phoneid_dev.gateway import HttpResponse, LocalGateway
+from phoneid_dev.outbox import sent_messages
+from phoneid_dev.stack import LocalStack
 from tests.fakes import FakeClock
 
 EVENTS = Path(__file__).resolve().parents[1] / "events"

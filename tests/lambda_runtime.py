@@ -35,9 +35,9 @@ LAYER_SOURCE = ROOT / "layers" / "core"
 FUNCTIONS = ROOT / "functions"
 
 # What only a developer's machine runs: never in the layer, never imported by a handler.
-# The operator's CLI is a package of its own beside the service (devkit/phoneid_cli).
-LOCAL_ONLY_MODULES = ("phoneid.dev", "phoneid_cli")
-LOCAL_ONLY_PATHS = ("phoneid/dev", "phoneid_cli")
+# The local stack and the operator's CLI are packages of their own beside the service (devkit/).
+LOCAL_ONLY_MODULES = ("phoneid_dev", "phoneid_cli")
+LOCAL_ONLY_PATHS = ("phoneid_dev", "phoneid_cli", "phoneid/dev")
 
 # Lambda's python3.13 runtime: boto3 and botocore, and what they need, are the runtime's.
 RUNTIME_DISTRIBUTIONS = ("boto3", "botocore", "s3transfer", "jmespath", "python-dateutil", "six", "urllib3")

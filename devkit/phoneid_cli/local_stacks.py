@@ -52,7 +52,7 @@ def local_stack_facts(local: str | bool) -> dict[str, Any]:
 def _last_started_stack() -> dict[str, Any]:
     """The stack of the state file. A stack that was killed leaves its file behind: when its
     process is gone or nothing answers at its address, the file is removed and that is said."""
-    from phoneid.dev import server
+    from phoneid_dev import server
 
     try:
         state = server.read_state()

@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from phoneid.dev.template import ROOT, template
 from phoneid.domain import connect
+from phoneid_dev.template import ROOT, template
 
 _SERVICE_ERRORS = re.compile(r"^(States|Lambda)\.[A-Za-z]+$")
 

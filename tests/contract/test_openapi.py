@@ -21,8 +21,8 @@ from phoneid.api import (
     unify_models,
     verify_models,
 )
-from phoneid.dev.openapi import openapi_path, render
-from phoneid.dev.template import template
+from phoneid_dev.openapi import openapi_path, render
+from phoneid_dev.template import template
 
 _METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
@@ -45,7 +45,7 @@ def _operations(document: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any
 
 
 def test_committed_openapi_document_matches_the_code() -> None:
-    # Regenerate with: python -m phoneid.dev.openapi
+    # Regenerate with: python -m phoneid_dev.openapi
     assert openapi_path().read_text() == render()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from phoneid.dev.template import ROOT, template
+from phoneid_dev.template import ROOT, template
 
 # A table row whose first cell is one backticked name: | `Tier` | `sandbox` | ... |
 _ROW = re.compile(r"^\|\s*`(?P<name>[A-Za-z0-9]+)`\s*\|\s*(?P<default>[^|]*?)\s*\|")

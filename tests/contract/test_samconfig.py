@@ -16,7 +16,7 @@ import pytest
 from samcli.cli.types import CfnParameterOverridesType
 from samcli.lib.config.samconfig import SamConfig
 
-from phoneid.dev.template import ROOT, template
+from phoneid_dev.template import ROOT, template
 
 STACKS = {
     "us-sandbox": {"Tier": "sandbox", "Region": "US"},

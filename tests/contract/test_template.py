@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from phoneid.config import LOCAL_STACK_VARIABLE, Settings
-from phoneid.dev.template import ROOT, template
+from phoneid_dev.template import ROOT, template
 
 # Variables read by Powertools itself rather than by Settings.
 POWERTOOLS_VARIABLES = {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"}

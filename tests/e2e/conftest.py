@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from phoneid.dev.access.recording import child_environment
-from phoneid.dev.emulation import free_port
-from phoneid.dev.gateway import HttpResponse
+from phoneid_dev.access.recording import child_environment
+from phoneid_dev.emulation import free_port
+from phoneid_dev.gateway import HttpResponse
 from tests.harness import Credentials, Integrator
 
 BIN = Path(sys.executable).parent

@@ -310,7 +310,7 @@ def _worker_peaks(server_pid: int, function: str) -> list[int]:
         except OSError:
             continue  # a process that ended meanwhile
         if (
-            b"phoneid.dev.processes" in argv
+            b"phoneid_dev.processes" in argv
             and function.encode() in argv
             and int(fields["PPid"]) == server_pid
         ):

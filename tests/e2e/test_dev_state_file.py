@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from phoneid.dev.emulation import free_port
+from phoneid_dev.emulation import free_port
 from tests.e2e.conftest import BIN, CLIENT_ID, DevServer, start_dev_server
 
 pytestmark = pytest.mark.e2e

@@ -7,8 +7,8 @@ import json
 import httpx
 import pytest
 
-from phoneid.dev.openapi import openapi_path
-from phoneid.dev.static import redoc_bundle
+from phoneid_dev.openapi import openapi_path
+from phoneid_dev.static import redoc_bundle
 from tests.e2e.conftest import DevServer
 
 pytestmark = pytest.mark.e2e

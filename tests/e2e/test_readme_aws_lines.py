@@ -11,7 +11,7 @@ from pathlib import Path
 
 import boto3
 
-from phoneid.dev.emulation import FAKE_CREDENTIALS, MotoServer
+from phoneid_dev.emulation import FAKE_CREDENTIALS, MotoServer
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -26,8 +26,8 @@ from unittest import mock
 import httpx
 import pytest
 
-from phoneid.dev.events import method_arn, rest_event, websocket_event
-from phoneid.dev.template import Route, template
+from phoneid_dev.events import method_arn, rest_event, websocket_event
+from phoneid_dev.template import Route, template
 from tests.e2e.conftest import DevServer, start_dev_server
 from tests.harness import EVENTS
 from tests.lambda_runtime import ROOT, LambdaRuntime

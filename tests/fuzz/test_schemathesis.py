@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from phoneid.dev.openapi import openapi_path
+from phoneid_dev.openapi import openapi_path
 from tests.e2e.conftest import DevServer, HttpApi, start_dev_server
 from tests.harness import Credentials, Integrator
 from tests.integration.test_unify import first_visit

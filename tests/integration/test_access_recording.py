@@ -1,4 +1,4 @@
-"""Whose AWS calls these are: the recorder of the IAM check (phoneid.dev.access.recording) attributes
+"""Whose AWS calls these are: the recorder of the IAM check (phoneid_dev.access.recording) attributes
 each call to the function it is made for, on the thread that runs the handler and on the pool
 threads the handler hands work to."""
 
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from phoneid.dev.access import recording
-from phoneid.dev.access.check import Check, Records
-from phoneid.dev.access.policies import Roles
-from phoneid.dev.template import template
 from phoneid.services.pools import submit_in_context
+from phoneid_dev.access import recording
+from phoneid_dev.access.check import Check, Records
+from phoneid_dev.access.policies import Roles
+from phoneid_dev.template import template
 from tests.device import Device, latest_code
 from tests.harness import Api
 from tests.sandbox_numbers import OTP_PASS

@@ -8,9 +8,9 @@ from urllib.parse import urlencode
 import jwt
 import pytest
 
-from phoneid.dev.gateway import HttpResponse
 from phoneid.domain import tokens
 from phoneid.services.clients import InvalidClientSpec
+from phoneid_dev.gateway import HttpResponse
 from tests.harness import Api, Credentials, LogRecorder
 from tests.integration.test_possession_sandbox import start
 from tests.sandbox_numbers import OTP_PASS

@@ -23,8 +23,8 @@ from phoneid.adapters.camara_signals import (
     CamaraSimSwap,
     CamaraTenure,
 )
-from phoneid.dev.operator import FakeOperator
 from phoneid.domain.signals import KycClaim, KycResult, SignalSourceError
+from phoneid_dev.operator import FakeOperator
 from tests.harness import LogRecorder
 
 _numbers = itertools.count(1000)

@@ -16,8 +16,8 @@ from phoneid.adapters import s3 as s3_adapter
 from phoneid.adapters.dynamodb.connect_batches import DynamoBatchStates
 from phoneid.adapters.s3 import ObjectNotFound, S3ObjectStore, iter_text, split_lines
 from phoneid.adapters.ses import SesMailer
-from phoneid.dev.outbox import sent_emails
 from phoneid.domain.connect import Batch, BatchState
+from phoneid_dev.outbox import sent_emails
 from tests.fakes import START
 from tests.harness import Api
 

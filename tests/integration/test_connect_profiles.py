@@ -22,14 +22,14 @@ from moto import mock_aws
 from phoneid.adapters.dynamodb.clients import DynamoClientStore
 from phoneid.adapters.dynamodb.connect_profiles import ClientNameTaken, DynamoConnectProfiles
 from phoneid.adapters.transfer import SftpProvisioningFailed, TransferSftpUsers
-from phoneid.dev import workflows
-from phoneid.dev.template import template
 from phoneid.domain.clients import Client, Solution
 from phoneid.domain.connect import ConnectProfile
 from phoneid.domain.credentials import verify_secret
 from phoneid.services.connect_onboarding import ConnectOnboarding
 from phoneid_cli.main import main
 from phoneid_cli.targets import Context
+from phoneid_dev import workflows
+from phoneid_dev.template import template
 from tests.fakes import START, FakeClock
 from tests.harness import Api
 

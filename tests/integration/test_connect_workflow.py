@@ -27,9 +27,6 @@ from botocore.exceptions import ClientError
 from phoneid import bootstrap
 from phoneid.adapters.aws import internal_error
 from phoneid.adapters.s3 import S3ObjectStore
-from phoneid.dev import workflows
-from phoneid.dev.events import function_context
-from phoneid.dev.outbox import sent_emails
 from phoneid.domain.clients import Caller
 from phoneid.domain.connect import BatchState, ConnectProfile
 from phoneid.domain.connect.writer import OUTPUT_COLUMNS
@@ -38,6 +35,9 @@ from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.verification import VerifyItem
 from phoneid.services.connect import ConnectBatches
 from phoneid.services.verify import Verified
+from phoneid_dev import workflows
+from phoneid_dev.events import function_context
+from phoneid_dev.outbox import sent_emails
 from tests.harness import Api
 
 ENROLL_KEY = "acme-enroll-key-5d1e"

@@ -1,6 +1,6 @@
 """Faults, not only bad input: every AWS call of every route's happy path, made to fail once.
 
-Each REST route of the template (``phoneid.dev.template.template().routes``) has a scenario in
+Each REST route of the template (``phoneid_dev.template.template().routes``) has a scenario in
 ``tests/fault_scenarios.py``: a fresh Sandbox stack on moto, the flow walked up to the request, then
 the request itself. ``CALLS`` lists the botocore calls that request makes, in order, read from
 docs/performance.md ("AWS calls per request", which says why each is made);
@@ -42,9 +42,9 @@ from typing import Any
 
 import pytest
 
-from phoneid.dev.gateway import HttpResponse
-from phoneid.dev.template import template
 from phoneid.domain.possession import MAX_SENDS
+from phoneid_dev.gateway import HttpResponse
+from phoneid_dev.template import template
 from tests.fault_scenarios import SCENARIOS, Scenario
 from tests.faults import Fault, Injector, Layer, installed
 from tests.harness import Api

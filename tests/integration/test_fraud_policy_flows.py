@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from phoneid.dev.operator import FakeOperator
 from phoneid.domain.sandbox import Catalogue, Scenario
+from phoneid_dev.operator import FakeOperator
 from tests.harness import Api, Integrator
 from tests.integration.test_staged_flow_rules import call
 from tests.integration.test_unify import status, unify

@@ -1,4 +1,4 @@
-"""The local stack's Lambda worker processes (phoneid.dev.processes): what a state machine's task
+"""The local stack's Lambda worker processes (phoneid_dev.processes): what a state machine's task
 gets back from a function run in a process of its own, as Lambda answers Step Functions."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from phoneid.dev import processes
-from phoneid.dev.processes import FunctionProcesses, FunctionSpec
-from phoneid.dev.stack import LocalStack
+from phoneid_dev import processes
+from phoneid_dev.processes import FunctionProcesses, FunctionSpec
+from phoneid_dev.stack import LocalStack
 
 HANDLERS = Path(__file__).with_name("worker_handlers.py")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from phoneid.dev.gateway import AuthorizerAnswers, LocalGateway
+from phoneid_dev.gateway import AuthorizerAnswers, LocalGateway
 from tests.harness import Api
 from tests.sandbox_numbers import TOKEN_ONLY
 

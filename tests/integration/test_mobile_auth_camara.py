@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from phoneid.dev.operator import FakeOperator
+from phoneid_dev.operator import FakeOperator
 from tests.device import Device
 from tests.harness import Api
 from tests.integration.test_possession_sandbox import start, validate

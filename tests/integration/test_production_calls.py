@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from phoneid.dev.template import template
+from phoneid_dev.template import template
 from tests.device import Device, latest_code
 from tests.faults import Injector, installed
 from tests.harness import Api

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from phoneid.dev import workflows
-from phoneid.dev.operator import FakeOperator
+from phoneid_dev import workflows
+from phoneid_dev.operator import FakeOperator
 from tests.device import Device, latest_code, latest_link, pushed
 from tests.harness import Api, Integrator
 from tests.integration.test_connect_workflow import STEM, Connect, batch_file, output_of

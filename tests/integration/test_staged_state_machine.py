@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
-from phoneid.dev.gateway import HttpResponse
+from phoneid_dev.gateway import HttpResponse
 from tests.harness import Api
 from tests.integration.test_staged_flow_rules import (
     COMPLETED,

@@ -13,14 +13,14 @@ import pytest
 
 from phoneid.adapters.dynamodb.batch_io import projection
 from phoneid.adapters.dynamodb.token_keys import PUBLIC_ATTRIBUTES
-from phoneid.dev.access.actions import Call, Request, requests_of
-from phoneid.dev.access.policies import Resolved, Resolver, Roles, decide_request
-from phoneid.dev.access.recording import facts_of
 from phoneid.domain import tokens
 from phoneid.domain.errors import InternalError, Unauthorized
 from phoneid.domain.token_keys import KeyWindow, PublicKey, SealedKey
 from phoneid.ports import PrivateSigningKey, TokenKeyStore
 from phoneid.services.token_keys import PublishedTokenKeys, TokenKeyRotation, WindowSigningKeys
+from phoneid_dev.access.actions import Call, Request, requests_of
+from phoneid_dev.access.policies import Resolved, Resolver, Roles, decide_request
+from phoneid_dev.access.recording import facts_of
 from tests.fakes import FakeClock
 from tests.harness import Api, kms_calls
 from tests.sandbox_numbers import OTP_PASS

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from phoneid.dev.gateway import HttpResponse
 from phoneid.domain.clients import Flag, Solution
 from phoneid.domain.sandbox import Catalogue, Scenario
+from phoneid_dev.gateway import HttpResponse
 from tests.harness import Api, Integrator
 from tests.sandbox_numbers import NOT_A_TEST_USER, TOKEN_ONLY, VERIFIED_USER_FAIL
 

@@ -24,17 +24,17 @@ import boto3
 import pytest
 
 from phoneid import bootstrap
-from phoneid.dev.events import function_context
-from phoneid.dev.operator import FakeOperator
-from phoneid.dev.triggers import (
+from phoneid.domain.signals import ChangeKind, ListEntry, ListKind
+from phoneid.domain.webhooks import Webhook, secret_context
+from phoneid_cli.main import main
+from phoneid_dev.events import function_context
+from phoneid_dev.operator import FakeOperator
+from phoneid_dev.triggers import (
     queue_sources,
     scheduled_functions,
     scheduler_event,
     sqs_event,
 )
-from phoneid.domain.signals import ChangeKind, ListEntry, ListKind
-from phoneid.domain.webhooks import Webhook, secret_context
-from phoneid_cli.main import main
 from tests.fakes import FakeClock
 from tests.harness import Api, Integrator, LogRecorder
 
@@ -345,7 +345,7 @@ def test_a_client_without_webhook_gets_no_delivery_but_its_events_are_recorded(
 def test_a_sandbox_stack_monitors_the_operators_lists_and_the_local_poller_delivers(
     make_api: Callable[..., Api], receiver: tuple[Receiver, str], clock: FakeClock
 ) -> None:
-    from phoneid.dev.triggers import pollers
+    from phoneid_dev.triggers import pollers
 
     # Given a Sandbox stack (no carrier) with a webhook and an identity's baseline
     api = make_api()

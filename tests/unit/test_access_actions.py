@@ -1,4 +1,4 @@
-"""botocore calls as the IAM requests AWS authorizes for them (phoneid.dev.access.actions)."""
+"""botocore calls as the IAM requests AWS authorizes for them (phoneid_dev.access.actions)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from phoneid.dev.access.actions import Call, Request, Stack, Unmapped, requests_of
+from phoneid_dev.access.actions import Call, Request, Stack, Unmapped, requests_of
 
 ACCOUNT = "123456789012"
 

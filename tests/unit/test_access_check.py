@@ -1,4 +1,4 @@
-"""The IAM check's verdict on a run's records (phoneid.dev.access.check)."""
+"""The IAM check's verdict on a run's records (phoneid_dev.access.check)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from typing import Any
 
 import yaml
 
-from phoneid.dev.access.actions import Request
-from phoneid.dev.access.check import Check, Records
-from phoneid.dev.access.policies import Grant, Roles
-from phoneid.dev.access.recording import StackFacts
-from phoneid.dev.template import Template, _CfnLoader
+from phoneid_dev.access.actions import Request
+from phoneid_dev.access.check import Check, Records
+from phoneid_dev.access.policies import Grant, Roles
+from phoneid_dev.access.recording import StackFacts
+from phoneid_dev.template import Template, _CfnLoader
 
 ACCOUNT = "123456789012"
 TABLE_ARN = f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/stack-Table"

@@ -1,12 +1,12 @@
-"""IAM's decision on a function's calls, from its Policies in a template (phoneid.dev.access.policies)."""
+"""IAM's decision on a function's calls, from its Policies in a template (phoneid_dev.access.policies)."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from phoneid.dev.access.actions import Request
-from phoneid.dev.access.policies import (
+from phoneid_dev.access.actions import Request
+from phoneid_dev.access.policies import (
     Grant,
     PolicyError,
     Resolved,
@@ -15,8 +15,8 @@ from phoneid.dev.access.policies import (
     condition_holds,
     decide_request,
 )
-from phoneid.dev.access.recording import StackFacts
-from phoneid.dev.template import Template, _CfnLoader
+from phoneid_dev.access.recording import StackFacts
+from phoneid_dev.template import Template, _CfnLoader
 
 ACCOUNT = "123456789012"
 KEY_ARN = f"arn:aws:kms:us-east-1:{ACCOUNT}:key/key-1"

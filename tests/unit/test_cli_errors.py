@@ -39,7 +39,7 @@ def one_line(err: str) -> str:
 @pytest.fixture
 def no_local_stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The state file of a local stack, not written: none was started here."""
-    from phoneid.dev import server
+    from phoneid_dev import server
 
     state_file = tmp_path / "dev.json"
     monkeypatch.setattr(server, "STATE_FILE", state_file)
@@ -101,8 +101,8 @@ def test_a_short_seeded_secret_at_dev_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Given `phoneid dev` refusing the seeded client (what ClientAdmin says of a short secret)
-    from phoneid.dev import server
     from phoneid.services.clients import InvalidClientSpec
+    from phoneid_dev import server
 
     def refuse(**_: Any) -> None:
         raise InvalidClientSpec("a client secret must have at least 32 characters")
@@ -124,7 +124,7 @@ def test_an_unknown_connect_transport_at_dev_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Given a misspelt transport in the environment (the stack would not start: nothing is served)
-    from phoneid.dev import server
+    from phoneid_dev import server
 
     monkeypatch.setenv("PHONEID_CONNECT_TRANSPORT", "ftp")
     monkeypatch.setattr(server, "serve", lambda **_: pytest.fail("the stack must not start"))

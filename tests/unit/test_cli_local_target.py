@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from phoneid.config import Settings
-from phoneid.dev.emulation import free_port
 from phoneid_cli.commands.connect import sftp_address
 from phoneid_cli.main import main, parser
 from phoneid_cli.targets import Context, Target
+from phoneid_dev.emulation import free_port
 
 # A local stack's functions' environment (its /_local/info says every variable of the settings).
 SETTINGS_OF_A_STACK = {
@@ -91,7 +91,7 @@ def fake_stack() -> Iterator[FakeStack]:
 
 @pytest.fixture
 def state_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    from phoneid.dev import server
+    from phoneid_dev import server
 
     path = tmp_path / "dev.json"
     monkeypatch.setattr(server, "STATE_FILE", path)

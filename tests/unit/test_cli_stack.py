@@ -6,8 +6,8 @@ import boto3
 from botocore.stub import Stubber
 
 from phoneid.config import Settings
-from phoneid.dev.template import template
 from phoneid_cli.adapters.cloudformation import CloudFormationStacks
+from phoneid_dev.template import template
 
 
 def test_a_deployed_stacks_environment_is_complete() -> None:

@@ -1,161 +1,176 @@
-"""The package's modules import each other at module level with no circle, ``phoneid.dev`` included.
+"""How the three packages import one another, read from the source with ``ast`` (no layer build needed).
 
-Read from the source with ``ast``: an edge is a module-level import of another ``phoneid`` module
-(an import under ``if TYPE_CHECKING:`` names a type only and is left out). A circle would only
-import at all with one of its imports moved into a function, so ``phoneid.dev`` keeps function-local
-imports only for what is deliberately imported late, each listed here with why.
+- ``phoneid`` (the service, shipped in the layer) imports neither the local stack (``phoneid_dev``)
+  nor the operator's CLI (``phoneid_cli``); the local stack does not import the CLI
+  (docs/adr/0098-operator-tooling-beside-the-service.md).
+- No module imports itself back through others. Every import counts, a function's too: an import put
+  in a function only to break a circle still closes it (docs/adr/0089-no-import-circles-in-the-layer.md).
+  An import depends on the module it names (``from a.b import C``: on ``a.b``, or on ``a.b.C`` when
+  that is a module), not on the packages Python loads on the way: a package's ``__init__`` may name its
+  public face from its modules, as long as none of them takes a name from that ``__init__``. Left out:
+  what only a type checker reads (``if TYPE_CHECKING:``), and the patch registry's imports of the
+  modules whose patches it applies.
+- ``phoneid_dev`` imports in functions only what is deliberately late, each listed with why
+  (docs/adr/0102-the-local-stacks-rooms.md).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Mapping, Set
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYER = ROOT / "layers" / "core"
-PACKAGE = LAYER / "phoneid"
-
-# What phoneid.dev imports inside functions, by the imported module's prefix, and why.
-LATE_IMPORTS = {
-    "moto": "takes seconds to import; only once a stack starts (the CLI imports phoneid.dev without moto)",
-    "httpx": "imports its command line (click, rich, pygments) with itself; only once the demo calls the API",
-    "uvicorn": "only when `phoneid dev` serves; the CLI imports phoneid.dev.server to read the state file",
-    "samtranslator": "only when a role's SAM policy templates are expanded",
-    "aws_lambda_powertools.event_handler.openapi": "only to generate the OpenAPI document",
-    # The modules that register patches import phoneid.dev.patches: the registry imports them when applied.
-    "phoneid.dev.emulation": "imported by phoneid.dev.patches.apply_all, the registry of its patches",
-    "phoneid.dev.workflows": "imported by phoneid.dev.patches.apply_all, the registry of its patches",
+SOURCE_ROOTS = {
+    "phoneid": ROOT / "layers" / "core",
+    "phoneid_dev": ROOT / "devkit",
+    "phoneid_cli": ROOT / "devkit",
 }
 
+# What phoneid_dev imports inside functions, by the imported module's prefix, and why.
+LATE_IMPORTS = {
+    "moto": "takes seconds to import; only once a stack starts (the CLI imports phoneid_dev without moto)",
+    "httpx": "imports its command line (click, rich, pygments) with itself; only once the demo calls the API",
+    "uvicorn": "only when `phoneid dev` serves; the CLI imports phoneid_dev.server to read the state file",
+    "samtranslator": "only when a role's SAM policy templates are expanded",
+    "aws_lambda_powertools.event_handler.openapi": "only to generate the OpenAPI document",
+    # The modules that register patches import phoneid_dev.patches: the registry imports them when applied.
+    "phoneid_dev.emulation": "imported by phoneid_dev.patches.apply_all, the registry of its patches",
+    "phoneid_dev.workflows": "imported by phoneid_dev.patches.apply_all, the registry of its patches",
+}
+REGISTRY = "phoneid_dev.patches"
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(LAYER).with_suffix("").parts)
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+MODULES = {
+    _module_name(path, root): path
+    for package, root in SOURCE_ROOTS.items()
+    for path in (root / package).rglob("*.py")
+}
 
 
-def _imported(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> Iterator[str]:
-    """The names an import statement reaches: each module, and each name imported from one."""
-    if isinstance(node, ast.Import):
-        yield from (alias.name for alias in node.names)
-        return
-    base = node.module or ""
-    if node.level:
-        package = module.split(".") if is_package else module.split(".")[:-1]
-        base = ".".join([*package[: len(package) - node.level + 1], *([node.module] if node.module else [])])
-    yield base
-    yield from (f"{base}.{alias.name}" for alias in node.names)
+@dataclass(frozen=True)
+class Import:
+    line: int
+    name: str  # the module imported, or ``module.name`` for each name imported from one
+    late: bool  # inside a function
 
 
-def _ours(name: str) -> str | None:
-    """The phoneid module ``name`` is, or is in (``phoneid.dev.template.Template``: its module)."""
-    while name and name not in MODULES:
-        name = name.rpartition(".")[0]
-    return name or None
-
-
-def _is_type_checking(node: ast.stmt) -> bool:
-    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-
-
-def _imports(module: str) -> tuple[set[str], list[tuple[int, str]]]:
-    """(the phoneid modules ``module`` imports at module level, its function-local imports)."""
+def imports(module: str) -> list[Import]:
+    """Every import of ``module`` but those under ``if TYPE_CHECKING:``."""
     path = MODULES[module]
-    at_top: set[str] = set()
-    late: list[tuple[int, str]] = []
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found: list[Import] = []
 
-    def walk(body: list[ast.stmt], top_level: bool) -> None:
+    def walk(body: list[ast.stmt], late: bool) -> None:
         for node in body:
-            if _is_type_checking(node):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                walk(node.orelse, late)
                 continue
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                reached = {_ours(name) for name in _imported(node, module, path.name == "__init__.py")}
-                if top_level:
-                    at_top.update(found for found in reached if found and found != module)
-                else:
-                    names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-                    late.append((node.lineno, names[0] if names else (node.module or "")))
-            inner = top_level and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(node, ast.Import):
+                found.extend(Import(node.lineno, alias.name, late) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                name = ".".join([*base, *([node.module] if node.module else [])])
+                found.extend(Import(node.lineno, f"{name}.{alias.name}", late) for alias in node.names)
+            inner = late or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             for field in ("body", "orelse", "finalbody", "handlers"):
                 children = getattr(node, field, None)
                 if isinstance(children, list):
                     walk(children, inner)
 
-    walk(ast.parse(path.read_text()).body, True)
-    return at_top, late
+    walk(ast.parse(path.read_text(), str(path)).body, False)
+    return found
 
 
-def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Every strongly connected group of more than one module (Tarjan), each as a sorted list."""
-    index: dict[str, int] = {}
+def depended_on(name: str) -> str | None:
+    """Our module an import of ``name`` depends on: it, or the module it names a member of."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module in MODULES:
+        edges: set[str] = set()
+        for found in imports(module):
+            if module == REGISTRY and found.late:
+                continue
+            if (target := depended_on(found.name)) is not None:
+                edges.add(target)
+        graph[module] = edges - {module}
+    return graph
+
+
+def circles(graph: Mapping[str, Set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    order: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
-    on_stack: set[str] = set()
     found: list[list[str]] = []
 
     def visit(module: str) -> None:
-        index[module] = low[module] = len(index)
+        order[module] = low[module] = len(order)
         stack.append(module)
-        on_stack.add(module)
-        for imported in sorted(graph[module]):
-            if imported not in index:
-                visit(imported)
-                low[module] = min(low[module], low[imported])
-            elif imported in on_stack:
-                low[module] = min(low[module], index[imported])
-        if low[module] == index[module]:
+        for other in sorted(graph[module]):
+            if other not in order:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], order[other])
+        if low[module] == order[module]:
             group = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
+            while (member := stack.pop()) != module:
                 group.append(member)
-                if member == module:
-                    break
-            if len(group) > 1:
-                found.append(sorted(group))
+            if group:
+                found.append(sorted([module, *group]))
 
     for module in sorted(graph):
-        if module not in index:
+        if module not in order:
             visit(module)
     return found
 
 
-def test_no_module_of_phoneid_or_its_local_stack_imports_itself_in_a_circle() -> None:
-    graph = {module: _imports(module)[0] for module in MODULES}
+def test_no_module_imports_itself_back_through_others() -> None:
+    # Given every import of every module of the service, the local stack and the CLI
+    graph = import_graph()
 
-    assert _circles(graph) == []
-
-
-def test_the_local_stack_has_no_circle_even_through_its_imports_inside_functions() -> None:
-    """Once broken only by moving an import into a function: demo, pages and server; processes,
-    triggers, stack and workflows. The patches registry alone imports back, when it is applied."""
-    registry = {prefix for prefix in LATE_IMPORTS if prefix.startswith("phoneid.")}
-    graph = {}
-    for module in MODULES:
-        if module.startswith("phoneid.dev"):
-            at_top, late = _imports(module)
-            inside = {_ours(name) for _, name in late if name not in registry}
-            graph[module] = {found for found in at_top | inside if found and found.startswith("phoneid.dev")}
-
-    assert _circles(graph) == []
+    # Then no group of them imports one another round
+    assert graph["phoneid.wiring.container"]  # the reader found imports at all
+    assert graph["phoneid_cli.main"]
+    assert circles(graph) == []
 
 
-def test_the_circle_finder_sees_a_circle() -> None:
-    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+def test_the_service_imports_neither_the_local_stack_nor_the_cli_and_the_stack_not_the_cli() -> None:
+    graph = import_graph()
 
-    assert _circles(graph) == [["a", "b", "c"]]
+    def reaching(importer: str, imported: str) -> list[str]:
+        return sorted(
+            f"{module} imports {other}"
+            for module, edges in graph.items()
+            if module.split(".")[0] == importer
+            for other in edges
+            if other.split(".")[0] == imported
+        )
+
+    assert reaching("phoneid", "phoneid_dev") == []
+    assert reaching("phoneid", "phoneid_cli") == []
+    assert reaching("phoneid_dev", "phoneid_cli") == []
 
 
 def test_the_local_stack_imports_late_only_what_is_deliberately_late() -> None:
     unexplained = [
-        f"{module}:{line} imports {name} inside a function"
+        f"{module}:{found.line} imports {found.name} inside a function"
         for module in sorted(MODULES)
-        if module.startswith("phoneid.dev")
-        for line, name in _imports(module)[1]
-        if not any(name == prefix or name.startswith(f"{prefix}.") for prefix in LATE_IMPORTS)
+        if module.startswith("phoneid_dev")
+        for found in imports(module)
+        if found.late and not any(found.name == p or found.name.startswith(f"{p}.") for p in LATE_IMPORTS)
     ]
 
     assert unexplained == []
@@ -163,8 +178,23 @@ def test_the_local_stack_imports_late_only_what_is_deliberately_late() -> None:
 
 def test_the_local_stacks_rooms_import_its_pages_and_demo_only_from_the_app() -> None:
     """demo and pages once imported the server, which imported them: now only the app assembles them."""
+    graph = import_graph()
     importers = {
-        module for module in MODULES if {"phoneid.dev.demo", "phoneid.dev.pages"} & _imports(module)[0]
+        module for module, edges in graph.items() if {"phoneid_dev.demo", "phoneid_dev.pages"} & edges
     }
 
-    assert importers == {"phoneid.dev.app"}
+    assert importers == {"phoneid_dev.app"}
+
+
+def test_the_circle_finder_sees_a_ring_and_a_module_taking_a_name_from_its_packages_init() -> None:
+    # A plain ring, and a package whose __init__ imports its store, which takes a name from the __init__
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"rooms": {"rooms.store"}, "rooms.store": {"rooms"}, "rooms.items": set()}) == [
+        ["rooms", "rooms.store"]
+    ]
+
+
+def test_an_import_depends_on_the_module_it_names_not_on_the_packages_on_the_way() -> None:
+    assert depended_on("phoneid.services.signals.request.SignalSources") == "phoneid.services.signals.request"
+    assert depended_on("phoneid.services.signals.Gatherer") == "phoneid.services.signals"
+    assert depended_on("boto3") is None

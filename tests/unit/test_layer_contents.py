@@ -1,6 +1,6 @@
 """The layer ``sam build`` makes holds what Lambda needs and nothing else.
 
-Not the local stack (``phoneid.dev``), not the operator's CLI (``phoneid_cli``, which reaches it), no
+Not the local stack (``phoneid_dev``), not the operator's CLI (``phoneid_cli``, which reaches it), no
 development or test dependency (moto, asyncssh, uvicorn, starlette, httpx, pytest, schemathesis and
 what they bring); and no shipped module imports one, even inside a function, where only its first
 call on Lambda would find it missing. What importing each handler loads from this layer:

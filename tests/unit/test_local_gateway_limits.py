@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from phoneid.dev.gateway import HttpResponse, LocalGateway
-from phoneid.dev.server import build_app
-from phoneid.dev.template import template
+from phoneid_dev.gateway import HttpResponse, LocalGateway
+from phoneid_dev.server import build_app
+from phoneid_dev.template import template
 
 BASE = "http://127.0.0.1:3000"
 NO_ROUTE = {"code": 8001, "message": "No endpoint matches this method and path"}

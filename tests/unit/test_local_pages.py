@@ -13,8 +13,8 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from phoneid.dev.pages import page_routes
 from phoneid.domain.connect import ConnectTransport
+from phoneid_dev.pages import page_routes
 
 BASE = "http://127.0.0.1:3000"
 DEV: Any = SimpleNamespace(

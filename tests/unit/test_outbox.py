@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from phoneid.dev.outbox import Outbox, printed_line
+from phoneid_dev.outbox import Outbox, printed_line
 
 
 class FakeSent:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from botocore import signers, useragent
 
-from phoneid.dev import patches
-from phoneid.dev.patches import REGISTRY, Patch, PatchError, apply, apply_all, is_applied, named
+from phoneid_dev import patches
+from phoneid_dev.patches import REGISTRY, Patch, PatchError, apply, apply_all, is_applied, named
 
 MODULE = "tests.unit.patch_target"
 

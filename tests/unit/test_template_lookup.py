@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from phoneid.dev import server, statefile
-from phoneid.dev import template as templates
-from phoneid.dev.template import RepositoryNotFound, Template, find_template
+from phoneid_dev import server, statefile
+from phoneid_dev import template as templates
+from phoneid_dev.template import RepositoryNotFound, Template, find_template
 
 TEMPLATE = """\
 Resources:

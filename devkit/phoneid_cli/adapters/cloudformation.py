@@ -27,7 +27,7 @@ class CloudFormationStacks:
 
     def environment(self, stack_name: str) -> dict[str, str]:
         """The functions' environment of a deployed stack, resolved from its parameters and resources."""
-        from phoneid.dev.stack import ENDPOINT_VARIABLE, LocalStack
+        from phoneid_dev.stack import ENDPOINT_VARIABLE, LocalStack
 
         described = self.client.describe_stacks(StackName=stack_name)["Stacks"][0]
         parameters = {p["ParameterKey"]: p["ParameterValue"] for p in described.get("Parameters", [])}

@@ -48,8 +48,8 @@ def register(commands: Any) -> None:
 
 
 def run_dev(args: argparse.Namespace, context: Context) -> int:
-    from phoneid.dev.server import serve
     from phoneid.services.clients import InvalidClientSpec
+    from phoneid_dev.server import serve
 
     base_url = public_base_url(args.host, args.port, args.public_url)
     if args.host in EVERY_INTERFACE:

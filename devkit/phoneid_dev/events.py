@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from phoneid.dev.template import Template
+    from phoneid_dev.template import Template
 
 
 @dataclass

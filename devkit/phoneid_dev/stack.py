@@ -1,7 +1,7 @@
 """A stack built from ``template.yaml`` on whatever AWS endpoint boto3 points at (moto here).
 
 It creates the template's tables, keys, topics, queues, buckets and state machines (with their
-EventBridge rules; ``phoneid.dev.workflows``), resolves each function's environment the way
+EventBridge rules; ``phoneid_dev.workflows``), resolves each function's environment the way
 CloudFormation would, and loads the handlers from ``functions/`` so they run in this process.
 """
 
@@ -20,19 +20,19 @@ import boto3
 
 from phoneid import bootstrap
 from phoneid.config import LOCAL_STACK_VARIABLE
-from phoneid.dev import workflows
-from phoneid.dev.access.recording import invoked
-from phoneid.dev.template import Function, Template, template
+from phoneid_dev import workflows
+from phoneid_dev.access.recording import invoked
+from phoneid_dev.template import Function, Template, template
 
 if TYPE_CHECKING:
-    from phoneid.dev.processes import FunctionProcesses
+    from phoneid_dev.processes import FunctionProcesses
 
 LambdaHandler = Callable[[dict[str, Any], Any], Any]
 
 _ACCOUNT_ID = "123456789012"
 
 # Read by boto3, not by the service: empty in AWS (boto3 ignores an empty value), where functions reach
-# AWS itself. This stack's own processes are pointed at moto directly (``phoneid.dev.emulation``), so
+# AWS itself. This stack's own processes are pointed at moto directly (``phoneid_dev.emulation``), so
 # ``environment`` leaves it out; functions SAM runs get it from ``sam_env_vars``.
 ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL"
 
@@ -131,7 +131,7 @@ class LocalStack:
 
     def _provision_functions(self) -> None:
         """Names and ARNs only: the handlers run in this process (``invoke``; moto's Lambda is
-        pointed at them by ``phoneid.dev.workflows``)."""
+        pointed at them by ``phoneid_dev.workflows``)."""
         for logical_id in self.template.functions:
             name = self.function_name(logical_id)
             self.physical_ids[logical_id] = name
@@ -186,7 +186,7 @@ class LocalStack:
         """SQS queues, then their redrive policies (a dead-letter queue must exist first).
 
         Nothing here runs what feeds or drains them in AWS (schedules, event source mappings): the
-        local stack and the tests drive those (``phoneid.dev.triggers``)."""
+        local stack and the tests drive those (``phoneid_dev.triggers``)."""
         sqs: Any = boto3.client("sqs")
         queues = self.template.of_type("AWS::SQS::Queue")
         copied = (
@@ -330,7 +330,7 @@ class LocalStack:
             if self.cold_starts:
                 bootstrap.override()  # a new container, with the settings and the test's parts
             # The calls the handler makes (its import too: Lambda's init phase) are the function's, on
-            # every thread it hands work to (phoneid.dev.access).
+            # every thread it hands work to (phoneid_dev.access).
             with invoked(self, logical_id):
                 handler = self._handlers.get(logical_id)
                 if handler is None:

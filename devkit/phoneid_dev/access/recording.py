@@ -2,12 +2,12 @@
 
 Attribution is a context variable, ``invoked(...)``, set around each invocation (and the handler's
 import, Lambda's init phase): by ``LocalStack.invoke`` in this process and by a Lambda worker process
-(``phoneid.dev.processes``) in its own. In this process every function shares one bootstrap container,
+(``phoneid_dev.processes``) in its own. In this process every function shares one bootstrap container,
 its boto3 clients and its thread pools, so nothing but the context can tell whose a call is; the
 service's pools run each task in a copy of the submitter's context, and so reach the function too.
 
 What is not a function's is not recorded: the calls of the test's own set-up, the operator CLI, the
-local stack itself (``phoneid.dev``) and moto's internals. A call on a thread whose context says
+local stack itself (``phoneid_dev``) and moto's internals. A call on a thread whose context says
 nothing, made from the service's code with no harness below it (a pool that lost the context), is
 recorded as unattributed, and the check fails on it.
 
@@ -43,11 +43,12 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from botocore.handlers import BUILTIN_HANDLERS
 
-from phoneid.dev.access.actions import Call, Stack, Unmapped, requests_of
-from phoneid.dev.template import repository_root
+import phoneid
+from phoneid_dev.access.actions import Call, Stack, Unmapped, requests_of
+from phoneid_dev.template import repository_root
 
 if TYPE_CHECKING:
-    from phoneid.dev.stack import LocalStack
+    from phoneid_dev.stack import LocalStack
 
 RECORDS_VARIABLE = "PHONEID_ACCESS_RECORDS"  # the directory records go to; unset: nothing is recorded
 ORIGIN_VARIABLE = "PHONEID_ACCESS_ORIGIN"  # the test process whose tests cause a subprocess's calls
@@ -210,7 +211,8 @@ def child_environment() -> dict[str, str]:
 
 # --- who is calling, when the context does not say ------------------------------------------------------
 
-_PHONEID = Path(__file__).resolve().parents[2]
+_PHONEID = Path(phoneid.__file__).resolve().parent
+_DEVKIT = Path(__file__).resolve().parents[2]  # devkit/: the local stack and the operator's CLI
 
 
 @dataclass(frozen=True)
@@ -231,8 +233,7 @@ def _code_roots() -> _CodeRoots:
         harness=(
             str(root / "tests") + os.sep,
             str(root / "bench") + os.sep,
-            str(_PHONEID / "dev") + os.sep,
-            str(_PHONEID / "cli.py"),
+            str(_DEVKIT) + os.sep,
         ),
     )
 

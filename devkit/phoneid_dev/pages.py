@@ -14,10 +14,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from phoneid.dev.static import openapi_path, redoc_bundle
+from phoneid_dev.static import openapi_path, redoc_bundle
 
 if TYPE_CHECKING:  # the type only: the stack imports nothing of the pages
-    from phoneid.dev.devstack import DevStack
+    from phoneid_dev.devstack import DevStack
 
 BUNDLE_PATH = "/docs/redoc.standalone.js"
 

@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from phoneid.dev.console import log
-from phoneid.dev.devstack import DevStack
+from phoneid_dev.console import log
+from phoneid_dev.devstack import DevStack
 
 
 class AdminRoutes:

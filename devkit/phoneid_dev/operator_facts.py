@@ -1,5 +1,5 @@
 """The facts a fake operator's number is scripted with, and the CAMARA network APIs' answers from
-them (``phoneid.dev.operator``; the facts are listed in its docstring)."""
+them (``phoneid_dev.operator``; the facts are listed in its docstring)."""
 
 from __future__ import annotations
 

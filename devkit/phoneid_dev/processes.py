@@ -15,7 +15,7 @@ and the local clock's offset; the answer is the handler's result or Lambda's err
 worker that exits mid-invocation answers ``Runtime.ExitError``; one that overruns its function's
 timeout is stopped and answers ``Sandbox.Timedout``, as Lambda reports them to Step Functions.
 
-Run as ``python -m phoneid.dev.processes --fd N --module-path P --handler H --function F
+Run as ``python -m phoneid_dev.processes --fd N --module-path P --handler H --function F
 --timeout T``: the worker's side.
 """
 
@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from phoneid import bootstrap
-from phoneid.dev.access.recording import install_from_environment, invoked_in_worker
-from phoneid.dev.clock import OffsetClock
-from phoneid.dev.events import FunctionContext, function_context, lambda_error
-from phoneid.dev.template import Template
+from phoneid_dev.access.recording import install_from_environment, invoked_in_worker
+from phoneid_dev.clock import OffsetClock
+from phoneid_dev.events import FunctionContext, function_context, lambda_error
+from phoneid_dev.template import Template
 
-log = logging.getLogger("phoneid.dev.processes")
+log = logging.getLogger("phoneid_dev.processes")
 
 # A worker gets this long beyond its function's timeout to answer before it is stopped.
 _GRACE_SECONDS = 5.0
@@ -78,7 +78,7 @@ class _Worker:
         self.spec = spec
         self.process = subprocess.Popen(  # noqa: S603 - this package's own module
             [
-                sys.executable, "-m", "phoneid.dev.processes",
+                sys.executable, "-m", "phoneid_dev.processes",
                 "--fd", str(theirs.fileno()),
                 "--module-path", str(spec.module_path),
                 "--handler", spec.handler_name,
@@ -240,7 +240,7 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m phoneid.dev.processes", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m phoneid_dev.processes", description=__doc__)
     parser.add_argument("--fd", type=int, required=True, help="the socket to the local stack")
     parser.add_argument("--module-path", type=Path, required=True)
     parser.add_argument("--handler", required=True)

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from phoneid.dev.access.actions import Request, Value
-from phoneid.dev.access.recording import StackFacts
-from phoneid.dev.template import Template
+from phoneid_dev.access.actions import Request, Value
+from phoneid_dev.access.recording import StackFacts
+from phoneid_dev.template import Template
 
 REASONS_KEY = "UnexercisedGrants"  # template Metadata: {function: {action: why no test can use it}}
 _PSEUDO = ("AWS::Region", "AWS::AccountId", "AWS::Partition", "AWS::URLSuffix", "AWS::StackName")

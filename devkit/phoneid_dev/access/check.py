@@ -1,6 +1,6 @@
 """The IAM check: every recorded call allowed by its function's role; every grant used or explained.
 
-``python -m phoneid.dev.access RECORDS [--unused]`` reads the records the test processes (and the
+``python -m phoneid_dev.access RECORDS [--unused]`` reads the records the test processes (and the
 ``phoneid dev`` and Lambda worker processes they started) wrote, and fails, with a report, on:
 
 - a call the function's role does not allow: the function, the action and resource, why (no
@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from phoneid.dev.access.actions import Request
-from phoneid.dev.access.policies import Grant, PolicyError, Resolved, Resolver, Roles, decide_request
-from phoneid.dev.access.recording import StackFacts
-from phoneid.dev.template import Template
-from phoneid.dev.template import template as template_of_repository
+from phoneid_dev.access.actions import Request
+from phoneid_dev.access.policies import Grant, PolicyError, Resolved, Resolver, Roles, decide_request
+from phoneid_dev.access.recording import StackFacts
+from phoneid_dev.template import Template
+from phoneid_dev.template import template as template_of_repository
 
 
 @dataclass
@@ -240,7 +240,7 @@ def check(directory: Path, judge_unused: bool, template: Template | None = None)
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m phoneid.dev.access", description=__doc__.split("\n\n")[0]
+        prog="python -m phoneid_dev.access", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("records", type=Path, help="the directory PHONEID_ACCESS_RECORDS named for the run")
     parser.add_argument(

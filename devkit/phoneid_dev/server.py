@@ -6,8 +6,8 @@ endpoint, which handlers reach through boto3 as they would in AWS), the web SDK 
 integrator. AWS is moto's server, which other processes (the ``phoneid`` CLI, the AWS CLI) reach at
 the printed endpoint. Every SMS and email is printed and listed at ``/_local/outbox``. Connect
 batches run as in AWS: an upload starts the state machine (moto's Step Functions, its Lambda tasks
-run by the handlers in worker processes of their own; ``phoneid.dev.workflows``,
-``phoneid.dev.processes``), and each execution is logged.
+run by the handlers in worker processes of their own; ``phoneid_dev.workflows``,
+``phoneid_dev.processes``), and each execution is logged.
 
 This module listens and announces; the rooms behind it: ``devstack`` (moto, the template and the
 gateway), ``app`` (the routes: ``admin``, ``websocket_api``, ``pages``, ``demo``, ``gateway_route``
@@ -23,19 +23,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from phoneid.dev.access.recording import install_from_environment
-from phoneid.dev.app import build_app
-from phoneid.dev.console import log
-from phoneid.dev.devstack import DevStack
-from phoneid.dev.statefile import (
+from phoneid.domain.connect import ConnectTransport
+from phoneid_dev.access.recording import install_from_environment
+from phoneid_dev.app import build_app
+from phoneid_dev.console import log
+from phoneid_dev.devstack import DevStack
+from phoneid_dev.statefile import (
     default_state_file,
     remove_if_ours,
     sam_env_vars_beside,
     write_whole,
 )
-from phoneid.dev.statefile import read_state as read_state_file
-from phoneid.dev.template import template_path
-from phoneid.domain.connect import ConnectTransport
+from phoneid_dev.statefile import read_state as read_state_file
+from phoneid_dev.template import template_path
 
 __all__ = ["SAM_ENV_VARS", "STATE_FILE", "DevStack", "build_app", "connect_line", "read_state", "serve"]
 
@@ -46,7 +46,7 @@ SAM_ENV_VARS = sam_env_vars_beside(STATE_FILE)
 
 
 def read_state(path: Path | None = None) -> dict[str, Any]:
-    """What the last ``phoneid dev`` started here wrote (``DevStack.facts``; ``phoneid.dev.statefile``)."""
+    """What the last ``phoneid dev`` started here wrote (``DevStack.facts``; ``phoneid_dev.statefile``)."""
     return read_state_file(STATE_FILE if path is None else path)
 
 

@@ -9,7 +9,7 @@ What AWS does and moto does not, added here (each a small patch, installed once 
 - **Lambda tasks.** moto's Docker-less Lambda (``LambdaSimpleBackend.invoke``) echoes its input. Here
   it runs the template's handler instead, found by function name or ARN among the functions of the
   registered stacks (in the function's worker processes under ``phoneid dev``,
-  ``phoneid.dev.processes``; in this process otherwise, ``LocalStack.invoke``; with the function's
+  ``phoneid_dev.processes``; in this process otherwise, ``LocalStack.invoke``; with the function's
   own timeout in its context), and answers as Lambda does: the handler's JSON result, or, when it
   raises, ``{"errorType": <exception class name>, "errorMessage": ...}`` with the
   ``X-Amz-Function-Error`` header, so the state machine's ``Retry``/``Catch`` match on the class
@@ -47,16 +47,16 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 
-from phoneid.dev.events import function_context, lambda_error
-from phoneid.dev.patches import Patch, apply, named, register
+from phoneid_dev.events import function_context, lambda_error
+from phoneid_dev.patches import Patch, apply, named, register
 
 if TYPE_CHECKING:
-    from phoneid.dev.stack import LocalStack
+    from phoneid_dev.stack import LocalStack
 
 # moto is imported inside the functions that use it, never here: it takes seconds to import, and
 # the stack imports this module before moto starts.
 
-log = logging.getLogger("phoneid.dev.workflows")
+log = logging.getLogger("phoneid_dev.workflows")
 
 # Multiplies every Retry interval of every execution (0: retry at once). Read at each wait.
 retry_delay_scale = 1.0

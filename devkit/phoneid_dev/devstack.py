@@ -1,6 +1,6 @@
 """The local stack without its HTTP listener: moto, the provisioned template, the gateway
 emulation, the functions' worker processes, the outbox, the queues' pollers and schedules, and, as
-the tier and transport ask, the fake operator and the SFTP server. ``phoneid.dev.app`` serves it."""
+the tier and transport ask, the fake operator and the SFTP server. ``phoneid_dev.app`` serves it."""
 
 from __future__ import annotations
 
@@ -11,21 +11,21 @@ import boto3
 
 from phoneid import bootstrap
 from phoneid.bootstrap import container
-from phoneid.dev.access.recording import worker_environment
-from phoneid.dev.clock import OffsetClock
-from phoneid.dev.console import log
-from phoneid.dev.emulation import MotoServer
-from phoneid.dev.events import function_context
-from phoneid.dev.gateway import AuthorizerAnswers, LocalGateway
-from phoneid.dev.operator import FakeOperator
-from phoneid.dev.outbox import Outbox
-from phoneid.dev.processes import FunctionProcesses, function_specs
-from phoneid.dev.sftp import DEFAULT_PORT, LocalSftpServer, s3_client
-from phoneid.dev.stack import LocalStack
-from phoneid.dev.statefile import default_state_file
-from phoneid.dev.triggers import Polled, pollers, scheduled_functions, scheduler_event
 from phoneid.domain.clients import Flag, Solution
 from phoneid.domain.connect import ConnectTransport
+from phoneid_dev.access.recording import worker_environment
+from phoneid_dev.clock import OffsetClock
+from phoneid_dev.console import log
+from phoneid_dev.emulation import MotoServer
+from phoneid_dev.events import function_context
+from phoneid_dev.gateway import AuthorizerAnswers, LocalGateway
+from phoneid_dev.operator import FakeOperator
+from phoneid_dev.outbox import Outbox
+from phoneid_dev.processes import FunctionProcesses, function_specs
+from phoneid_dev.sftp import DEFAULT_PORT, LocalSftpServer, s3_client
+from phoneid_dev.stack import LocalStack
+from phoneid_dev.statefile import default_state_file
+from phoneid_dev.triggers import Polled, pollers, scheduled_functions, scheduler_event
 
 
 class DevStack:

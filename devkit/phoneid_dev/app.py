@@ -8,20 +8,20 @@ from starlette.applications import Starlette
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from phoneid.dev.admin import AdminRoutes
-from phoneid.dev.admission import Admission
-from phoneid.dev.background import BackgroundTasks
-from phoneid.dev.demo import demo_routes
-from phoneid.dev.devstack import DevStack
-from phoneid.dev.gateway_route import GatewayRoute
-from phoneid.dev.pages import page_routes
-from phoneid.dev.static import web_client
-from phoneid.dev.websocket_api import WebSocketApi
+from phoneid_dev.admin import AdminRoutes
+from phoneid_dev.admission import Admission
+from phoneid_dev.background import BackgroundTasks
+from phoneid_dev.demo import demo_routes
+from phoneid_dev.devstack import DevStack
+from phoneid_dev.gateway_route import GatewayRoute
+from phoneid_dev.pages import page_routes
+from phoneid_dev.static import web_client
+from phoneid_dev.websocket_api import WebSocketApi
 
 
 def build_app(dev: DevStack, *, max_in_flight: int = 32, queue_seconds: float = 1.0) -> Starlette:
     """The API takes ``max_in_flight`` requests at once and lets others wait ``queue_seconds`` for a
-    place before shedding them with 429 (``phoneid.dev.admission``)."""
+    place before shedding them with 429 (``phoneid_dev.admission``)."""
     gateway = GatewayRoute(dev.gateway, Admission(max_in_flight, queue_seconds))
     return Starlette(
         routes=[

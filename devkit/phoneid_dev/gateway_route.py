@@ -1,5 +1,5 @@
 """The local stack's API: every request that no local route takes goes to the API Gateway emulation
-(``phoneid.dev.gateway``), once admitted (``phoneid.dev.admission``), and is logged with its answer."""
+(``phoneid_dev.gateway``), once admitted (``phoneid_dev.admission``), and is logged with its answer."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from starlette.responses import Response
 from starlette.routing import request_response
 from starlette.types import Receive, Scope, Send
 
-from phoneid.dev.admission import Admission
-from phoneid.dev.console import log
-from phoneid.dev.gateway import HttpResponse, LocalGateway
+from phoneid_dev.admission import Admission
+from phoneid_dev.console import log
+from phoneid_dev.gateway import HttpResponse, LocalGateway
 
 
 class GatewayRoute:

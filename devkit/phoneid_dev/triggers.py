@@ -21,9 +21,9 @@ from typing import Any
 
 import boto3
 
-from phoneid.dev.events import function_context
-from phoneid.dev.stack import LocalStack
-from phoneid.dev.template import Template
+from phoneid_dev.events import function_context
+from phoneid_dev.stack import LocalStack
+from phoneid_dev.template import Template
 
 
 @dataclass(frozen=True)

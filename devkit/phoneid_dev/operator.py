@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from phoneid.dev.operator_facts import ANSWERS, SIGNAL_APIS, check_fact
+from phoneid_dev.operator_facts import ANSWERS, SIGNAL_APIS, check_fact
 
 API_PATH = "/number-verification/v2"
 SCOPE = "number-verification:verify"

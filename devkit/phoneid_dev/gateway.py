@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from phoneid.dev.events import LambdaContext, method_arn, rest_event
-from phoneid.dev.stack import LocalStack
+from phoneid_dev.events import LambdaContext, method_arn, rest_event
+from phoneid_dev.stack import LocalStack
 
 _MAX_PAYLOAD_BYTES = 10 * 1024 * 1024  # API Gateway's own request limit
 

@@ -1,6 +1,6 @@
 """The API's OpenAPI document, generated from the handlers' models and routes in ``template.yaml``.
 
-``python -m phoneid.dev.openapi`` rewrites ``docs/openapi.json``; a contract test fails when the
+``python -m phoneid_dev.openapi`` rewrites ``docs/openapi.json``; a contract test fails when the
 committed document drifts from the code.
 """
 
@@ -12,8 +12,8 @@ import warnings
 from typing import Any
 
 from phoneid.api.models import ErrorBody
-from phoneid.dev.static import openapi_path
-from phoneid.dev.template import repository_root, template
+from phoneid_dev.static import openapi_path
+from phoneid_dev.template import repository_root, template
 
 LOCAL_URL = "http://127.0.0.1:3000"
 

@@ -19,14 +19,14 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from phoneid.bootstrap import container
-from phoneid.dev.static import web_client
 from phoneid.domain.clients import Solution
 from phoneid.domain.sandbox import Catalogue
+from phoneid_dev.static import web_client
 
 if TYPE_CHECKING:  # the types only: the stack imports nothing of the demo
     import httpx
 
-    from phoneid.dev.devstack import DevStack
+    from phoneid_dev.devstack import DevStack
 
 COOKIE = "phoneid_demo"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from phoneid.dev.template import repository_root
+from phoneid_dev.template import repository_root
 
 
 def web_client() -> Path:
@@ -14,7 +14,7 @@ def web_client() -> Path:
 
 
 def openapi_path() -> Path:
-    """The committed OpenAPI document, ``docs/openapi.json`` (``phoneid.dev.openapi`` writes it)."""
+    """The committed OpenAPI document, ``docs/openapi.json`` (``phoneid_dev.openapi`` writes it)."""
     return repository_root() / "docs" / "openapi.json"
 
 

@@ -8,7 +8,7 @@
   policy templates), resolved for a stack, and IAM's evaluation of a request against them.
 - ``check``: every recorded request allowed, and (for the whole suite) every granted action used by
   some call or explained in the template's ``Metadata.UnexercisedGrants``;
-  ``python -m phoneid.dev.access DIR [--unused]``.
+  ``python -m phoneid_dev.access DIR [--unused]``.
 
 Test and local tooling only: nothing here is imported by what Lambda runs (docs/operations.md,
 "Least privilege").

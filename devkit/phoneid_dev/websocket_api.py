@@ -13,9 +13,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from phoneid.dev.console import log
-from phoneid.dev.events import LambdaContext, websocket_event
-from phoneid.dev.stack import LocalStack
+from phoneid_dev.console import log
+from phoneid_dev.events import LambdaContext, websocket_event
+from phoneid_dev.stack import LocalStack
 
 
 class WebSocketApi:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from phoneid.dev.template import RepositoryNotFound, repository_root
+from phoneid_dev.template import RepositoryNotFound, repository_root
 
 STATE_VARIABLE = "PHONEID_DEV_STATE"
 

@@ -16,7 +16,7 @@ evaluating it).
 
 moto's per-call overheads are also cut (``quicker_moto_calls``): the same answers in less time, each
 shortcut saying why the answer cannot change. Every replacement of a moto name is a registered
-``phoneid.dev.patches.Patch``; nothing here patches botocore, boto3 or Powertools.
+``phoneid_dev.patches.Patch``; nothing here patches botocore, boto3 or Powertools.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from phoneid.dev.patches import Patch, apply, apply_all, named, register
+from phoneid_dev.patches import Patch, apply, apply_all, named, register
 
 # moto is imported inside the functions that use it, never here: it takes seconds to import, and
 # the CLI and the tests import this module before (or without) starting moto.

@@ -11,10 +11,10 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from phoneid.dev.console import log
-from phoneid.dev.devstack import DevStack
-from phoneid.dev.outbox import Outbox, printed_line
-from phoneid.dev.workflows import ExecutionLog
+from phoneid_dev.console import log
+from phoneid_dev.devstack import DevStack
+from phoneid_dev.outbox import Outbox, printed_line
+from phoneid_dev.workflows import ExecutionLog
 
 
 async def watch_outbox(outbox: Outbox) -> None:

@@ -1,5 +1,0 @@
-import sys
-
-from phoneid.dev.access.check import main
-
-sys.exit(main())
