@@ -16,7 +16,7 @@ if _BENCH in sys.path:
     sys.path.remove(_BENCH)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from phoneid.dev.emulation import FAKE_CREDENTIALS  # noqa: E402 - the path above first
+from phoneid_dev.emulation import FAKE_CREDENTIALS  # noqa: E402 - the path above first
 
 os.environ.update(FAKE_CREDENTIALS)
 os.environ.update(

@@ -14,7 +14,7 @@ Before the measured run a 2,000-row file goes through, so that each step's worke
 started and warm, as in a stack in use (Lambda's warm execution environments).
 
 Memory. ``phoneid dev`` runs each step's Lambda task in worker processes of its own
-(``phoneid.dev.processes``, named by ``--function``), so a thread here reads each worker's ``VmHWM``
+(``phoneid_dev.processes``, named by ``--function``), so a thread here reads each worker's ``VmHWM``
 (/proc/PID/status): a step's peak RSS is its highest worker's. The server's own process (moto with
 its storage, the Step Functions interpreter, the API) is sampled every 20 ms and printed apart.
 With ``PHONEID_LAMBDA_PROCESSES=0`` the steps run in the server, and a step's peak is the server's
@@ -60,7 +60,7 @@ import _setup  # noqa: F401 - first: the import path and the fake AWS environmen
 
 # isort: split
 
-from phoneid.dev.emulation import free_port
+from phoneid_dev.emulation import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -578,7 +578,7 @@ class RssSampler(threading.Thread):
         return self._status(self.pid)
 
     def read_workers(self) -> None:
-        """Each worker process of the server (``phoneid.dev.processes --function NAME``): its peak."""
+        """Each worker process of the server (``phoneid_dev.processes --function NAME``): its peak."""
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
@@ -586,7 +586,7 @@ class RssSampler(threading.Thread):
                 if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) != self.pid:
                     continue
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
-                if b"phoneid.dev.processes" not in argv:
+                if b"phoneid_dev.processes" not in argv:
                     continue
                 function = argv[argv.index(b"--function") + 1].decode()
                 _, hwm = self._status(int(entry.name))
@@ -1017,7 +1017,7 @@ def run(rows: int, keep: bool, timeout: float) -> int:
                 f"{step.seconds:8.1f} s {rows / step.seconds:8.0f} rows/s" if step else "(not in the history)"
             )
             function = STEP_FUNCTIONS[name]
-            if function in peaks:  # the step's own processes (phoneid.dev.processes)
+            if function in peaks:  # the step's own processes (phoneid_dev.processes)
                 count, step_peaks[name] = peaks[function]
                 warm = warm_workers.get(function, (0, 0))[0]
                 memory = (
@@ -1157,9 +1157,9 @@ def profile(rows: int, top: int) -> int:
 
     from phoneid import bootstrap
     from phoneid.api.connect_steps import Accepted
-    from phoneid.dev.patches import apply_all
-    from phoneid.dev.stack import LocalStack
     from phoneid.domain.clients import Flag, Solution
+    from phoneid_dev.patches import apply_all
+    from phoneid_dev.stack import LocalStack
 
     calls: Counter[str] = Counter()
     counting = [False]

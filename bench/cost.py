@@ -52,10 +52,10 @@ import jwt
 from moto import mock_aws
 
 from phoneid import bootstrap
-from phoneid.dev.patches import apply_all
-from phoneid.dev.stack import LocalStack
-from phoneid.dev.template import Template
 from phoneid.domain.clients import DEFAULT_FLAGS, Flag
+from phoneid_dev.patches import apply_all
+from phoneid_dev.stack import LocalStack
+from phoneid_dev.template import Template
 from tests.device import KeyPair, latest_code
 from tests.harness import PUBLIC_BASE_URL, Api, Integrator
 from tests.unit.helpers import identity_record

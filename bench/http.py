@@ -177,7 +177,7 @@ def checkout(revision: str) -> Iterator[Path]:
 
 def in_process(flows: int) -> tuple[float, Timings]:
     """(seconds, timings) of ``flows`` flows through tests.harness ``Api`` on moto, one thread."""
-    from phoneid.dev.emulation import FAKE_CREDENTIALS
+    from phoneid_dev.emulation import FAKE_CREDENTIALS
 
     os.environ.update(FAKE_CREDENTIALS)
     os.environ.update(
