@@ -25,10 +25,12 @@ from moto.core.base_backend import BackendDict
 from phoneid.dev import workflows
 from phoneid.dev.stack import LocalStack
 
-# Locks in moto's state are copied as new, unheld locks: a copy is a different stack's state.
+# Locks in moto's state are copied as new, unheld locks (a copy is a different stack's state), and a
+# condition as a new condition on its lock's copy (shared, as a queue's conditions share its mutex).
 _NEW_LOCKS: dict[type, Any] = {
     type(threading.Lock()): lambda _: (threading.Lock, ()),
     type(threading.RLock()): lambda _: (threading.RLock, ()),
+    threading.Condition: lambda condition: (threading.Condition, (condition._lock,)),
 }
 
 
