@@ -128,73 +128,15 @@ def _run(code: str, environment: dict[str, str]) -> str:
     return done.stdout
 
 
-# One interpreter imports the libraries every handler needs and none of the watched modules, then
-# forks a child for each import of a handler: each child starts from that same state, as cold as a
-# new interpreter for what is watched (checked: the parent has loaded none of it), and only the
-# libraries' own import is shared. Forty handlers, twice (tracing on and off), in one interpreter.
-_SHARED_LIBRARIES = ("pydantic",)
-
-_IMPORT_EACH_HANDLER_COLD = """
-import importlib, json, os, sys
-for library in {libraries!r}:
-    importlib.import_module(library)
-already = [m for m in sys.modules if m.split('.')[0] in {watched!r}]
-if already:
-    sys.exit(f"the shared libraries loaded watched modules: {{already}}")
-sys.path.insert(0, {layer!r})
-report = {{}}
-for key, code, environment in {jobs!r}:
-    reading, writing = os.pipe()
-    child = os.fork()
-    if child == 0:
-        os.close(reading)
-        try:
-            os.environ.update(environment)
-            sys.path.insert(0, code)
-            importlib.import_module("app")
-            answer = {{"loaded": [m for m in sys.modules if m.split('.')[0] in {watched!r}]}}
-        except BaseException as failure:
-            answer = {{"error": f"{{type(failure).__name__}}: {{failure}}"}}
-        with os.fdopen(writing, "w") as out:
-            json.dump(answer, out)
-        os._exit(0)
-    os.close(writing)
-    with os.fdopen(reading) as answered:
-        report[key] = json.loads(answered.read() or '{{"error": "no answer"}}')
-    os.waitpid(child, 0)
-print(json.dumps(report))
-"""
-
-
 @functools.cache
-def _imported_cold() -> dict[str, dict[str, Any]]:
-    """Each handler's import, tracing off and on (``"<name> <tracing>"``): the watched modules in
-    sys.modules once ``import app`` of functions/<name> returns, or its error."""
-    parent = _lambda_environment("parent", tracing=False)
-    jobs = [
-        (f"{name} {tracing}", str(FUNCTIONS / name), _own_variables(name, tracing, parent))
-        for name in HANDLERS
-        for tracing in (False, True)
-    ]
-    code = _IMPORT_EACH_HANDLER_COLD.format(
-        libraries=_SHARED_LIBRARIES, watched=_WATCHED, layer=str(LAYER), jobs=jobs
-    )
-    report: dict[str, dict[str, Any]] = json.loads(_run(code, parent))
-    return report
-
-
-def _own_variables(name: str, tracing: bool, parent: dict[str, str]) -> dict[str, str]:
-    """What the handler's Lambda environment sets differently from the parent's (which it inherits)."""
-    own = _lambda_environment(name, tracing=tracing)
-    assert set(own) == set(parent)
-    return {variable: value for variable, value in own.items() if parent[variable] != value}
-
-
 def _loaded(name: str, *, tracing: bool = False) -> frozenset[str]:
     """The watched modules in sys.modules once ``import app`` of functions/<name> returns."""
-    answer = _imported_cold()[f"{name} {tracing}"]
-    assert "error" not in answer, answer["error"]
-    return frozenset(answer["loaded"])
+    paths = [str(LAYER), str(FUNCTIONS / name)]
+    code = (
+        f"import json, sys; sys.path[:0] = {paths!r}; import app; "
+        f"print(json.dumps([m for m in sys.modules if m.split('.')[0] in {_WATCHED!r}]))"
+    )
+    return frozenset(json.loads(_run(code, _lambda_environment(name, tracing=tracing))))
 
 
 @pytest.mark.parametrize("name", HANDLERS)
