@@ -116,7 +116,7 @@ test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 # tests/contract/test_lock.py): it is built first.
 pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
-	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz'
+	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz' --durations=20
 	python -m phoneid.dev.access $(ACCESS_RECORDS) --unused
 
 # Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The
