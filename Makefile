@@ -75,7 +75,13 @@ browser-deps: node_modules/.installed
 dev: setup node_modules/.installed
 	phoneid dev
 
-test: setup lockcheck lint typecheck template checkov pytest fuzz-gate browser
+# The gate, phase by phase, each timed ("phase NAME: N s") and all of them summed up at the end
+# (tools/gate.py). Phases joined by + run at once: the checks that use one CPU beside sam build,
+# and the two that drive a local stack of their own (docs/performance.md, "The gate").
+GATE := setup lockcheck+lint+typecheck+checkov+template pytest fuzz-gate+browser
+
+test:
+	@python3 tools/gate.py $(GATE_FLAGS) $(GATE)
 
 lint:
 	ruff check .
@@ -110,7 +116,7 @@ test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 # tests/contract/test_lock.py): it is built first.
 pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
-	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz'
+	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz' --durations=20
 	python -m phoneid_dev.access $(ACCESS_RECORDS) --unused
 
 # Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The

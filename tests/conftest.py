@@ -40,6 +40,7 @@ from phoneid_dev.operator import FakeOperator  # noqa: E402
 from phoneid_dev.patches import apply_all  # noqa: E402
 from phoneid_dev.processes import FunctionProcesses, function_specs  # noqa: E402
 from phoneid_dev.stack import LocalStack  # noqa: E402
+from tests import stacks  # noqa: E402
 from tests.fakes import FakeClock  # noqa: E402
 from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder  # noqa: E402
 
@@ -113,7 +114,9 @@ def make_api(
     them, so that requests sent at once overlap in their handlers (in this process, one invocation
     runs at a time); the workers reach this mock through moto's server and follow ``clock``.
     """
-    with mock_aws(), contextlib.ExitStack() as cleanup:
+    # boto3's default session kept from test to test (moto would make a new one for each): a new
+    # session parses every service model again for its first client of each service.
+    with mock_aws(config={"core": {"reset_boto3_session": False}}), contextlib.ExitStack() as cleanup:
 
         def build(
             tier: str = "sandbox",
@@ -122,7 +125,12 @@ def make_api(
             parameters: dict[str, str] | None = None,
         ) -> Api:
             parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING", **(parameters or {})}
-            if operator is not None:
+            overrides = {"PUBLIC_BASE_URL": PUBLIC_BASE_URL}
+            cold_starts = request.node.get_closest_marker("cold_instances") is not None
+            if operator is None:
+                # Provisioned once per worker, restored for each test (tests/stacks.py).
+                stack = stacks.provisioned(parameters, overrides, cold_starts=cold_starts)
+            else:
                 boto3.client("secretsmanager").create_secret(
                     Name="operator", SecretString=operator.secret_string
                 )
@@ -133,11 +141,10 @@ def make_api(
                     "CamaraCredentialsSecret": "operator",
                     "CamaraNetworkApiUrl": operator.settings["CAMARA_NETWORK_API_URL"],
                 }
-            stack = LocalStack(
-                parameters=parameters,
-                overrides={"PUBLIC_BASE_URL": PUBLIC_BASE_URL},
-                cold_starts=request.node.get_closest_marker("cold_instances") is not None,
-            ).provision()
+                # The operator's port is in the parameters: a stack no other test builds.
+                stack = LocalStack(
+                    parameters=parameters, overrides=overrides, cold_starts=cold_starts
+                ).provision()
             for name, value in stack.environment().items():
                 monkeypatch.setenv(name, value)
             bootstrap.reset()

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from phoneid.bootstrap import Container
 
 # The container's AWS clients by its names, pointed at the local stack's moto:
-# docs/adr/0098-operator-tooling-beside-the-service.md#decision.
+# docs/adr/0094-operator-tooling-beside-the-service.md#decision.
 CONTAINER_CLIENTS = {
     "dynamodb": "dynamodb",
     "kms": "kms",

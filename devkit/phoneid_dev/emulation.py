@@ -10,8 +10,8 @@ of all its items) to roll back a cancelled one, so a workflow that enrolls row a
 quadratically (800 rows in, a transaction took 50 ms; 4,000 rows in, 200 ms). Here a transaction
 saves and restores only the items it touches. And moto parses a condition expression anew for every
 item it checks (twice for a transaction's put or an update: once to list the names and values it
-uses), a third of the time a batch of conditional writes takes; here a parsed expression is kept for
-the next item with the same expression, names and values (the parsed form is not changed by
+uses; what that costs: docs/performance.md#measured-in-the-emulation); here a parsed expression is
+kept for the next item with the same expression, names and values (the parsed form is not changed by
 evaluating it).
 
 moto's per-call overheads are also cut (``quicker_moto_calls``): the same answers in less time, each
@@ -273,7 +273,8 @@ class _ParsedOnce:
     only ever read, or copied first, so one parse per expression text is kept for the next call with
     the same text (a text that fails to parse fails every time, as before); and the validator's copy
     of a kept tree is made from the tree's pickle, taken once: the same objects as a deep copy (the
-    tree's nodes have no copy hooks of their own), in a third of the time."""
+    tree's nodes have no copy hooks of their own), in less time
+    (docs/performance.md#measured-in-the-emulation)."""
 
     def __init__(self) -> None:
         self._trees: dict[str, Any] = {}

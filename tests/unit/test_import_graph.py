@@ -2,7 +2,7 @@
 
 - ``phoneid`` (the service, shipped in the layer) imports neither the local stack (``phoneid_dev``)
   nor the operator's CLI (``phoneid_cli``); the local stack does not import the CLI
-  (docs/adr/0098-operator-tooling-beside-the-service.md).
+  (docs/adr/0094-operator-tooling-beside-the-service.md).
 - No module imports itself back through others. Every import counts, a function's too: an import put
   in a function only to break a circle still closes it (docs/adr/0089-no-import-circles-in-the-layer.md).
   An import depends on the module it names (``from a.b import C``: on ``a.b``, or on ``a.b.C`` when
@@ -11,7 +11,7 @@
   what only a type checker reads (``if TYPE_CHECKING:``), and the patch registry's imports of the
   modules whose patches it applies.
 - ``phoneid_dev`` imports in functions only what is deliberately late, each listed with why
-  (docs/adr/0102-the-local-stacks-rooms.md).
+  (docs/adr/0095-the-local-stack-in-rooms-of-one-purpose.md).
 """
 
 from __future__ import annotations
