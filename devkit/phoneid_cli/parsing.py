@@ -4,6 +4,7 @@ overview of every command the root parser's help lists."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from phoneid_cli.local_stacks import local_url
@@ -40,6 +41,20 @@ def add_target(sub: argparse.ArgumentParser) -> None:
     add_local(chosen)
     chosen.add_argument("--stack", help="a deployed CloudFormation stack name")
     sub.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_import_file(parser: argparse.ArgumentParser) -> None:
+    """The options of a command that loads records from a file: the file, its format, the invalid ones."""
+    parser.add_argument("file")
+    parser.add_argument("--format", choices=["jsonl", "csv"], help="default: csv for a .csv file, else jsonl")
+    parser.add_argument(
+        "--skip-invalid", action="store_true", help="import the valid records even if some are not"
+    )
+    add_target(parser)
+
+
+def import_file_format(path: Path, given: str | None) -> str:
+    return given or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
 
 
 def action_group(commands: Any, name: str, helped: str) -> Any:

@@ -9,24 +9,15 @@ from typing import Any
 
 from phoneid_cli.errors import CommandError
 from phoneid_cli.output import read_text
-from phoneid_cli.parsing import action_group, add_target
+from phoneid_cli.parsing import action_group, add_import_file, import_file_format
 from phoneid_cli.targets import Context
 
 
 def register(commands: Any) -> None:
     identities = action_group(commands, "identities", "identity data")
     load = identities.add_parser("import", help="load identities from JSON Lines or CSV")
-    load.add_argument("file")
-    load.add_argument("--format", choices=["jsonl", "csv"])
-    load.add_argument(
-        "--skip-invalid", action="store_true", help="import the valid records even if some are not"
-    )
-    add_target(load)
+    add_import_file(load)
     load.set_defaults(run=run_import)
-
-
-def file_format(path: Path, given: str | None) -> str:
-    return given or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
 
 
 def run_import(args: argparse.Namespace, context: Context) -> int:
@@ -34,7 +25,7 @@ def run_import(args: argparse.Namespace, context: Context) -> int:
     text = read_text(path)  # a missing file is said before any stack is looked for
     imports = context.services(args).identity_import
     try:
-        report = imports.run(text, file_format(path, args.format), skip_invalid=args.skip_invalid)
+        report = imports.run(text, import_file_format(path, args.format), skip_invalid=args.skip_invalid)
     except ValueError as error:  # a CSV header without the required columns
         raise CommandError(f"{path}: {error}") from None
     for line, reason in report.rejected:

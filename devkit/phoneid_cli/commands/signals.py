@@ -7,10 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from phoneid_cli.commands.identities import file_format
 from phoneid_cli.errors import CommandError
 from phoneid_cli.output import read_text, show
-from phoneid_cli.parsing import action_group, add_target
+from phoneid_cli.parsing import action_group, add_import_file, import_file_format
 from phoneid_cli.targets import Context
 
 
@@ -22,12 +21,7 @@ def register(commands: Any) -> None:
     load.add_argument(
         "kind", choices=[k.value for k in ListKind], metavar="KIND", help=", ".join(k.value for k in ListKind)
     )
-    load.add_argument("file")
-    load.add_argument("--format", choices=["jsonl", "csv"])
-    load.add_argument(
-        "--skip-invalid", action="store_true", help="import the valid records even if some are not"
-    )
-    add_target(load)
+    add_import_file(load)
     load.set_defaults(run=run_import)
     kinds = signals.add_parser("kinds", help="each kind of list and the fields of its records")
     kinds.add_argument("--json", action="store_true")
@@ -42,7 +36,7 @@ def run_import(args: argparse.Namespace, context: Context) -> int:
     imports = context.services(args).signal_list_import
     try:
         report = imports.run(
-            ListKind(args.kind), text, file_format(path, args.format), skip_invalid=args.skip_invalid
+            ListKind(args.kind), text, import_file_format(path, args.format), skip_invalid=args.skip_invalid
         )
     except ValueError as error:  # a CSV header that does not fit the kind
         raise CommandError(f"{path}: {error}") from None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import chain
 
 from aws_lambda_powertools import Logger
@@ -45,25 +45,18 @@ from phoneid.services.connect.work_objects import json_lines
 logger = Logger(child=True)
 
 
+@dataclass(frozen=True)
 class DeliverStep:
-    def __init__(
-        self,
-        objects: ObjectStore,
-        states: BatchStates,
-        profiles: ConnectProfiles,
-        emails: ConnectEmails,
-        clock: Clock,
-    ) -> None:
-        self._objects = objects
-        self._states = states
-        self._profiles = profiles
-        self._emails = emails
-        self._clock = clock
+    objects: ObjectStore
+    states: BatchStates
+    profiles: ConnectProfiles
+    emails: ConnectEmails
+    clock: Clock
 
     def run(self, batch_id: str) -> Delivered:
         """Merge the results into the output file and the row errors into the error file, check the
         count, email, clean up."""
-        batch = self._states.get(batch_id)
+        batch = self.states.get(batch_id)
         if batch is None:
             raise BatchNotFound(f"batch {batch_id} has no record")
         if batch.state in (BatchState.DELIVERED, BatchState.FAILED):
@@ -71,10 +64,10 @@ class DeliverStep:
         if batch.state != BatchState.VERIFYING or batch.verification_type is None:
             raise BatchNotFound(f"batch {batch_id} is {batch.state.value}, not verifying")
         stats = BatchStats.from_counts(batch.counts, started_at=batch.created_at)
-        missing = [n for n in range(batch.chunks) if not self._objects.exists(result_key(batch_id, n))]
+        missing = [n for n in range(batch.chunks) if not self.objects.exists(result_key(batch_id, n))]
         output_rows = self._write_output(batch, stats, set(missing))
         error_rows = self._write_errors(batch, stats, missing)
-        stats.finished_at = self._clock.now()
+        stats.finished_at = self.clock.now()
         balanced = output_rows + error_rows == stats.rows_read
         reason = None
         if not balanced:
@@ -91,8 +84,8 @@ class DeliverStep:
             updated_at=stats.finished_at,
             reason=reason,
         )
-        if not self._states.update(done, BatchState.VERIFYING):  # another delivery finished first
-            current = self._states.get(batch_id)
+        if not self.states.update(done, BatchState.VERIFYING):  # another delivery finished first
+            current = self.states.get(batch_id)
             return _delivered(current or done)
         logger.info(
             "connect batch delivered",
@@ -104,23 +97,23 @@ class DeliverStep:
             },
         )
         if reason is not None:
-            self._emails.batch_failed(done, reason)
+            self.emails.batch_failed(done, reason)
         if not balanced:
             raise BatchCountMismatch(f"batch {batch_id}: {reason}")
-        self._emails.processed(batch, self._profiles.get_by_name(batch.client_name), stats)
-        self._objects.delete_prefix(work_prefix(batch_id))
+        self.emails.processed(batch, self.profiles.get_by_name(batch.client_name), stats)
+        self.objects.delete_prefix(work_prefix(batch_id))
         return _delivered(done)
 
     def _write_output(self, batch: Batch, stats: BatchStats, missing: set[int]) -> int:
         lines = CsvLines()
-        sink = self._objects.open_writer(download_key(batch.client_name, output_file_name(batch.file_name)))
+        sink = self.objects.open_writer(download_key(batch.client_name, output_file_name(batch.file_name)))
         count = 0
         try:
             sink.write(lines.line(header_record()))
             for n in range(batch.chunks):
                 if n in missing:
                     continue
-                for data in json_lines(self._objects.iter_lines(result_key(batch.batch_id, n))):
+                for data in json_lines(self.objects.iter_lines(result_key(batch.batch_id, n))):
                     outcome = RowOutcome.from_json(data)
                     sink.write(lines.line(outcome.cells))
                     _count(stats, outcome)
@@ -132,7 +125,7 @@ class DeliverStep:
 
     def _write_errors(self, batch: Batch, stats: BatchStats, missing: list[int]) -> int:
         lines = CsvLines()
-        sink = self._objects.open_writer(download_key(batch.client_name, errors_file_name(batch.file_name)))
+        sink = self.objects.open_writer(download_key(batch.client_name, errors_file_name(batch.file_name)))
         count = 0
         try:
             sink.write(lines.line(error_header_record(batch.verification_type or "")))
@@ -152,9 +145,9 @@ class DeliverStep:
 
     def _rejected_rows(self, batch_id: str) -> Iterator[tuple[str, DetailRow]]:
         key = errors_key(batch_id)
-        if not self._objects.exists(key):
+        if not self.objects.exists(key):
             return
-        for data in json_lines(self._objects.iter_lines(key)):
+        for data in json_lines(self.objects.iter_lines(key)):
             yield str(data["code"]), DetailRow.from_json(data)
 
     def _unprocessed_rows(self, batch_id: str, missing: list[int]) -> Iterator[tuple[str, DetailRow]]:
@@ -163,9 +156,9 @@ class DeliverStep:
 
     def _chunk_rows_failed(self, batch_id: str, chunk: int) -> Iterator[tuple[str, DetailRow]]:
         key = chunk_key(batch_id, chunk)
-        if not self._objects.exists(key):  # the rows are gone: the count check says so
+        if not self.objects.exists(key):  # the rows are gone: the count check says so
             return
-        for data in json_lines(self._objects.iter_lines(key)):
+        for data in json_lines(self.objects.iter_lines(key)):
             yield PROCESSING_FAILED_CODE, DetailRow.from_json(data)
 
 

@@ -8,7 +8,7 @@ the same way when it breaks off (``end``).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from phoneid.api.connect_steps import Ended
 from phoneid.domain.connect.batch import Batch, BatchState
@@ -20,20 +20,13 @@ from phoneid.ports import BatchStates, Clock, ConnectProfiles, ObjectStore
 from phoneid.services.connect.emails import ConnectEmails, shown
 
 
+@dataclass(frozen=True)
 class FailStep:
-    def __init__(
-        self,
-        objects: ObjectStore,
-        states: BatchStates,
-        profiles: ConnectProfiles,
-        emails: ConnectEmails,
-        clock: Clock,
-    ) -> None:
-        self._objects = objects
-        self._states = states
-        self._profiles = profiles
-        self._emails = emails
-        self._clock = clock
+    objects: ObjectStore
+    states: BatchStates
+    profiles: ConnectProfiles
+    emails: ConnectEmails
+    clock: Clock
 
     def run(
         self,
@@ -46,17 +39,17 @@ class FailStep:
         error name, as Step Functions reports it: ``Sandbox.Timedout``, ``Runtime.ExitError``,
         ``States.Timeout``...), or its execution timed out or was stopped."""
         batch_id = batch_id_of(key, version_id or etag)
-        batch = self._states.get(batch_id)
+        batch = self.states.get(batch_id)
         if batch is None:  # the step failed before it could claim the batch: claim it now
-            claimed = Batch.claimed(batch_id, key, self._clock.now())
-            batch = claimed if self._states.claim(claimed) else self._states.get(batch_id)
+            claimed = Batch.claimed(batch_id, key, self.clock.now())
+            batch = claimed if self.states.claim(claimed) else self.states.get(batch_id)
             if batch is None:
                 raise BatchNotFound(f"batch {batch_id} could not be claimed nor read")
         if batch.state.final:
             return Ended(batch_id, batch.state, changed=False)
         reason = f"the workflow failed while the batch was {batch.state.value}: {shown(error, 100)}"
         changed = self.end(batch, reason)
-        current = self._states.get(batch_id) if not changed else None
+        current = self.states.get(batch_id) if not changed else None
         state = BatchState.FAILED if changed else (current.state if current else batch.state)
         return Ended(batch_id, state, changed)
 
@@ -65,18 +58,18 @@ class FailStep:
         conditional write from the state it was read in), then — only when this call made it so, so
         at most once — the client's "rejected" email and the operator's alert; the work objects go.
         Each part can be done again: a retry after a failure anywhere finishes the job."""
-        profile = self._profiles.get_by_name(batch.client_name) if batch.client_name else None
+        profile = self.profiles.get_by_name(batch.client_name) if batch.client_name else None
         rejected = FileRejected(Rejection.PROCESSING_FAILED)
         if profile is not None:
-            self._objects.put_text(
+            self.objects.put_text(
                 download_key(profile.client_name, rejected_file_name(batch.file_name)),
                 rejected_file(batch.file_name, rejected),
             )
-        failed = replace(batch, state=BatchState.FAILED, reason=reason, updated_at=self._clock.now())
-        changed = self._states.update(failed, batch.state)
+        failed = replace(batch, state=BatchState.FAILED, reason=reason, updated_at=self.clock.now())
+        changed = self.states.update(failed, batch.state)
         if changed:
-            self._emails.batch_failed(failed, reason)
+            self.emails.batch_failed(failed, reason)
             if profile is not None:
-                self._emails.rejected(batch, profile, rejected)
-        self._objects.delete_prefix(work_prefix(batch.batch_id))
+                self.emails.rejected(batch, profile, rejected)
+        self.objects.delete_prefix(work_prefix(batch.batch_id))
         return changed
