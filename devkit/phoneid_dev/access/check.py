@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from phoneid_dev.access.actions import Request
+from phoneid_dev.access.actions.requests import Request
 from phoneid_dev.access.policies import Grant, PolicyError, Resolved, Resolver, Roles, decide_request
 from phoneid_dev.access.recording import StackFacts
 from phoneid_dev.template import Template

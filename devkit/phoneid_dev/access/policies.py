@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from phoneid_dev.access.actions import Request, Value
+from phoneid_dev.access.actions.requests import Request, Value
 from phoneid_dev.access.recording import StackFacts
 from phoneid_dev.template import Template
 

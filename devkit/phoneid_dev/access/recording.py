@@ -44,7 +44,8 @@ import boto3
 from botocore.handlers import BUILTIN_HANDLERS
 
 import phoneid
-from phoneid_dev.access.actions import Call, Stack, Unmapped, requests_of
+from phoneid_dev.access.actions.registry import requests_of
+from phoneid_dev.access.actions.requests import Call, Stack, Unmapped
 from phoneid_dev.template import repository_root
 
 if TYPE_CHECKING:
