@@ -13,7 +13,7 @@ from phoneid import bootstrap
 from phoneid.bootstrap import container
 from phoneid.domain.clients import Flag, Solution
 from phoneid.domain.connect import ConnectTransport
-from phoneid_dev.access.recording import worker_environment
+from phoneid_dev.access.recording.hooks import worker_environment
 from phoneid_dev.clock import OffsetClock
 from phoneid_dev.console import log
 from phoneid_dev.emulation import MotoServer

@@ -21,7 +21,7 @@ import boto3
 from phoneid import bootstrap
 from phoneid.config import LOCAL_STACK_VARIABLE
 from phoneid_dev import workflows
-from phoneid_dev.access.recording import invoked
+from phoneid_dev.access.recording.attribution import invoked
 from phoneid_dev.template import Function, Template, template
 
 if TYPE_CHECKING:

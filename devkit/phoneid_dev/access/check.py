@@ -31,7 +31,7 @@ from phoneid_dev.access.policies.evaluation import Resolved, decide_request
 from phoneid_dev.access.policies.resolver import Resolver
 from phoneid_dev.access.policies.roles import Roles
 from phoneid_dev.access.policies.statements import Grant, PolicyError
-from phoneid_dev.access.recording import StackFacts
+from phoneid_dev.access.recording.facts import StackFacts
 from phoneid_dev.template import Template
 from phoneid_dev.template import template as template_of_repository
 

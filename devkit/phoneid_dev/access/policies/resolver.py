@@ -10,7 +10,7 @@ from phoneid_dev.access.policies.statements import (
     PolicyError,
     as_tuple,
 )
-from phoneid_dev.access.recording import StackFacts
+from phoneid_dev.access.recording.facts import StackFacts
 
 _PSEUDO = ("AWS::Region", "AWS::AccountId", "AWS::Partition", "AWS::URLSuffix", "AWS::StackName")
 
