@@ -22,7 +22,7 @@ from phoneid_dev.gateway import AuthorizerAnswers, LocalGateway
 from phoneid_dev.operator import FakeOperator
 from phoneid_dev.outbox import Outbox
 from phoneid_dev.processes import FunctionProcesses, function_specs
-from phoneid_dev.sftp import DEFAULT_PORT, LocalSftpServer, s3_client
+from phoneid_dev.sftp.server import DEFAULT_PORT, LocalSftpServer, s3_client
 from phoneid_dev.stack import LocalStack
 from phoneid_dev.statefile import default_state_file
 from phoneid_dev.triggers import Polled, pollers, scheduled_functions, scheduler_event
