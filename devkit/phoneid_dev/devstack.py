@@ -16,7 +16,7 @@ from phoneid.domain.connect import ConnectTransport
 from phoneid_dev.access.recording.hooks import worker_environment
 from phoneid_dev.clock import OffsetClock
 from phoneid_dev.console import log
-from phoneid_dev.emulation import MotoServer
+from phoneid_dev.emulation.server import MotoServer
 from phoneid_dev.events import function_context
 from phoneid_dev.gateway import AuthorizerAnswers, LocalGateway
 from phoneid_dev.operator import FakeOperator
