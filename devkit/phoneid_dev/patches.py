@@ -118,7 +118,10 @@ def apply_all() -> None:
     # Imported here, not at the top: they import this module to register their patches.
     import phoneid_dev.emulation.dynamodb_fidelity
     import phoneid_dev.emulation.quicker_calls
-    import phoneid_dev.workflows  # noqa: F401
+    import phoneid_dev.workflows.eventbridge
+    import phoneid_dev.workflows.lambda_tasks
+    import phoneid_dev.workflows.retry_waits
+    import phoneid_dev.workflows.s3_events  # noqa: F401
 
     apply(*REGISTRY.values())
 
