@@ -52,7 +52,7 @@ class Target:
         chosen = config or client_config(service)
         if self.aws_endpoint is None:
             return boto3.client(service, config=chosen)  # type: ignore[call-overload]
-        from phoneid_dev.emulation import FAKE_CREDENTIALS
+        from phoneid_dev.emulation.server import FAKE_CREDENTIALS
 
         session = boto3.Session(
             aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],

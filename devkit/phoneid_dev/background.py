@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from phoneid_dev.console import log
 from phoneid_dev.devstack import DevStack
 from phoneid_dev.outbox import Outbox, printed_line
-from phoneid_dev.workflows import ExecutionLog
+from phoneid_dev.workflows.watching import ExecutionLog
 
 
 async def watch_outbox(outbox: Outbox) -> None:

@@ -13,16 +13,16 @@ from phoneid import bootstrap
 from phoneid.bootstrap import container
 from phoneid.domain.clients import Flag, Solution
 from phoneid.domain.connect import ConnectTransport
-from phoneid_dev.access.recording import worker_environment
+from phoneid_dev.access.recording.hooks import worker_environment
 from phoneid_dev.clock import OffsetClock
 from phoneid_dev.console import log
-from phoneid_dev.emulation import MotoServer
+from phoneid_dev.emulation.server import MotoServer
 from phoneid_dev.events import function_context
 from phoneid_dev.gateway import AuthorizerAnswers, LocalGateway
 from phoneid_dev.operator import FakeOperator
 from phoneid_dev.outbox import Outbox
 from phoneid_dev.processes import FunctionProcesses, function_specs
-from phoneid_dev.sftp import DEFAULT_PORT, LocalSftpServer, s3_client
+from phoneid_dev.sftp.server import DEFAULT_PORT, LocalSftpServer, s3_client
 from phoneid_dev.stack import LocalStack
 from phoneid_dev.statefile import default_state_file
 from phoneid_dev.triggers import Polled, pollers, scheduled_functions, scheduler_event

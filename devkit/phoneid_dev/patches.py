@@ -116,8 +116,12 @@ def apply(*patches: Patch) -> None:
 def apply_all() -> None:
     """The whole registry: every module that registers patches imported, then each applied."""
     # Imported here, not at the top: they import this module to register their patches.
-    import phoneid_dev.emulation
-    import phoneid_dev.workflows  # noqa: F401
+    import phoneid_dev.emulation.dynamodb_fidelity
+    import phoneid_dev.emulation.quicker_calls
+    import phoneid_dev.workflows.eventbridge
+    import phoneid_dev.workflows.lambda_tasks
+    import phoneid_dev.workflows.retry_waits
+    import phoneid_dev.workflows.s3_events  # noqa: F401
 
     apply(*REGISTRY.values())
 

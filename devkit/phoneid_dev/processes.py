@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from phoneid import bootstrap
-from phoneid_dev.access.recording import install_from_environment, invoked_in_worker
+from phoneid_dev.access.recording.attribution import invoked_in_worker
+from phoneid_dev.access.recording.hooks import install_from_environment
 from phoneid_dev.clock import OffsetClock
 from phoneid_dev.events import FunctionContext, function_context, lambda_error
 from phoneid_dev.template import Template

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from phoneid.domain.connect import ConnectTransport
-from phoneid_dev.access.recording import install_from_environment
+from phoneid_dev.access.recording.hooks import install_from_environment
 from phoneid_dev.app import build_app
 from phoneid_dev.console import log
 from phoneid_dev.devstack import DevStack

@@ -20,9 +20,9 @@ import boto3
 
 from phoneid import bootstrap
 from phoneid.config import LOCAL_STACK_VARIABLE
-from phoneid_dev import workflows
-from phoneid_dev.access.recording import invoked
+from phoneid_dev.access.recording.attribution import invoked
 from phoneid_dev.template import Function, Template, template
+from phoneid_dev.workflows import provisioning
 
 if TYPE_CHECKING:
     from phoneid_dev.processes import FunctionProcesses
@@ -126,7 +126,7 @@ class LocalStack:
         self._provision_functions()
         self._provision_buckets()
         self._provision_mail()
-        workflows.provision(self)  # the state machines and their EventBridge rules
+        provisioning.provision(self)  # the state machines and their EventBridge rules
         return self
 
     def _provision_functions(self) -> None:

@@ -30,6 +30,7 @@ from phoneid_cli.main import main
 from phoneid_cli.targets import Context
 from phoneid_dev import workflows
 from phoneid_dev.template import template
+from phoneid_dev.workflows import retry_waits
 from tests.fakes import START, FakeClock
 from tests.harness import Api
 
@@ -332,7 +333,7 @@ def test_the_cli_on_an_s3_stack_onboards_without_sftp_and_issues_urls_that_run_a
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # Given a deployed stack of the default transport (s3: no SFTP server, no SFTP outputs)
-    monkeypatch.setattr(workflows, "retry_delay_scale", 0.0)
+    monkeypatch.setattr(retry_waits, "retry_delay_scale", 0.0)
     api = make_api(tier="production")
     client_id = api.create_client(solution=Solution.VERIFIED_USER).client_id
     deployed = DeployedOnMoto(api)  # its outputs name no SFTP server

@@ -4,7 +4,7 @@ connect.asl.json, run by moto's interpreter; its Lambda tasks run by the templat
 results appear under the client's download prefix and the emails in SES.
 
 What a client sees is asserted: the files, their rows, the emails, the batch record. Retry waits are
-instant here (``workflows.retry_delay_scale``); the Retry policy itself is the definition's.
+instant here (``retry_waits.retry_delay_scale``); the Retry policy itself is the definition's.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from phoneid.services.verify import Verified
 from phoneid_dev import workflows
 from phoneid_dev.events import function_context
 from phoneid_dev.outbox import sent_emails
+from phoneid_dev.workflows import retry_waits
 from tests.harness import Api
 
 ENROLL_KEY = "acme-enroll-key-5d1e"
@@ -119,7 +120,7 @@ class Connect:
 
 @pytest.fixture
 def connect(make_api: Any, monkeypatch: pytest.MonkeyPatch) -> Connect:
-    monkeypatch.setattr(workflows, "retry_delay_scale", 0.0)
+    monkeypatch.setattr(retry_waits, "retry_delay_scale", 0.0)
     return Connect(make_api())
 
 

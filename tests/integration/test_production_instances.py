@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from phoneid_dev import workflows
 from phoneid_dev.operator import FakeOperator
+from phoneid_dev.workflows import retry_waits
 from tests.device import Device, latest_code, latest_link, pushed
 from tests.harness import Api, Integrator
 from tests.integration.test_connect_workflow import STEM, Connect, batch_file, output_of
@@ -133,7 +133,7 @@ def test_a_connect_batch_is_verified_with_the_operators_signals(
     make_api: Callable[..., Api], operator: FakeOperator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a production stack with an operator, and an onboarded Connect client
-    monkeypatch.setattr(workflows, "retry_delay_scale", 0.0)
+    monkeypatch.setattr(retry_waits, "retry_delay_scale", 0.0)
     api, _ = production(make_api, operator)
     connect = Connect(api)
     connect.onboard()

@@ -6,7 +6,25 @@ from typing import Any
 
 import pytest
 
-from phoneid_dev.access.actions import Call, Request, Stack, Unmapped, requests_of
+from phoneid_dev.access.actions import (
+    Call,
+    Request,
+    Stack,
+    Unmapped,
+    apigateway,
+    awslambda,
+    cloudwatch,
+    dynamodb,
+    kms,
+    registry,
+    requests_of,
+    s3,
+    secretsmanager,
+    ses,
+    sns,
+    sqs,
+    stepfunctions,
+)
 
 ACCOUNT = "123456789012"
 
@@ -262,3 +280,31 @@ def test_invoking_a_function_is_invoke_function_on_its_arn() -> None:
 def test_an_operation_with_no_mapping_is_refused() -> None:
     with pytest.raises(Unmapped, match=r"no IAM mapping for sns\.ListTopics"):
         requests_of(call("sns", "ListTopics"))
+
+
+def test_each_operation_is_mapped_once_by_its_services_module_and_all_are_in_the_registry() -> None:
+    # Given each service's module of mappers, and the botocore services it maps
+    modules = {
+        dynamodb: {"dynamodb"},
+        kms: {"kms"},
+        s3: {"s3"},
+        sns: {"sns"},
+        sqs: {"sqs"},
+        ses: {"ses", "sesv2"},
+        secretsmanager: {"secretsmanager"},
+        awslambda: {"lambda"},
+        stepfunctions: {"stepfunctions"},
+        apigateway: {"apigatewaymanagementapi"},
+        cloudwatch: {"cloudwatch"},
+    }
+    mapped = [operation for module in modules for operation in module.MAPPERS]
+
+    # Then no two modules map one operation, each maps only its services, and the registry has them all
+    assert len(mapped) == len(set(mapped))
+    assert [
+        (module.__name__, service)
+        for module, services in modules.items()
+        for service, _ in module.MAPPERS
+        if service not in services
+    ] == []
+    assert set(registry.MAPPERS) == set(mapped)

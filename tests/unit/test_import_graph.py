@@ -28,6 +28,8 @@ SOURCE_ROOTS = {
     "phoneid_cli": ROOT / "devkit",
 }
 
+_BY_THE_REGISTRY = "imported by phoneid_dev.patches.apply_all, the registry of its patches"
+
 # What phoneid_dev imports inside functions, by the imported module's prefix, and why.
 LATE_IMPORTS = {
     "moto": "takes seconds to import; only once a stack starts (the CLI imports phoneid_dev without moto)",
@@ -36,8 +38,12 @@ LATE_IMPORTS = {
     "samtranslator": "only when a role's SAM policy templates are expanded",
     "aws_lambda_powertools.event_handler.openapi": "only to generate the OpenAPI document",
     # The modules that register patches import phoneid_dev.patches: the registry imports them when applied.
-    "phoneid_dev.emulation": "imported by phoneid_dev.patches.apply_all, the registry of its patches",
-    "phoneid_dev.workflows": "imported by phoneid_dev.patches.apply_all, the registry of its patches",
+    "phoneid_dev.emulation.dynamodb_fidelity": _BY_THE_REGISTRY,
+    "phoneid_dev.emulation.quicker_calls": _BY_THE_REGISTRY,
+    "phoneid_dev.workflows.eventbridge": _BY_THE_REGISTRY,
+    "phoneid_dev.workflows.lambda_tasks": _BY_THE_REGISTRY,
+    "phoneid_dev.workflows.retry_waits": _BY_THE_REGISTRY,
+    "phoneid_dev.workflows.s3_events": _BY_THE_REGISTRY,
 }
 REGISTRY = "phoneid_dev.patches"
 

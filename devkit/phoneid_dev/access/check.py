@@ -26,9 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from phoneid_dev.access.actions import Request
-from phoneid_dev.access.policies import Grant, PolicyError, Resolved, Resolver, Roles, decide_request
-from phoneid_dev.access.recording import StackFacts
+from phoneid_dev.access.actions.requests import Request
+from phoneid_dev.access.policies.evaluation import Resolved, decide_request
+from phoneid_dev.access.policies.resolver import Resolver
+from phoneid_dev.access.policies.roles import Roles
+from phoneid_dev.access.policies.statements import Grant, PolicyError
+from phoneid_dev.access.recording.facts import StackFacts
 from phoneid_dev.template import Template
 from phoneid_dev.template import template as template_of_repository
 
