@@ -1,63 +1,33 @@
-"""/v3/verify and /v3/verify/batch: Verified User and Human Assurance, with no possession step.
-
-One code path per item (``verify_item``), shared by the single call, the batch and Connect rows:
-the number is checked, the person matched against the identity records, every signal the policy
-needs gathered, the policy evaluated, and a pass enrolled in Identity Manager unless the operator
-turned automatic enrollment off for the client.
+"""The one code path of every verification (``verify_item``), shared by the single call, the batch
+and Connect rows: the number is checked, the person matched against the identity records, every
+signal the policy needs gathered, the policy evaluated, and a pass enrolled in Identity Manager
+unless the operator turned automatic enrollment off for the client.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import hashlib
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from aws_lambda_powertools import Logger
-from pydantic import ValidationError
 
-from phoneid.api.errors import from_validation
-from phoneid.api.verify_models import (
-    AddressOut,
-    BusinessOut,
-    Champion,
-    IdentityOut,
-    ModelOutcome,
-    PersonOut,
-    RegistrationOut,
-    VerifyBatchRequest,
-    VerifyBatchResponse,
-    VerifyBatchResult,
-    VerifyFields,
-    VerifyRequest,
-    VerifyResponse,
-)
 from phoneid.domain.clients import Caller, Flag
 from phoneid.domain.enrollment import IdentityAttribute, Pii
 from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.evaluation import Assurance, Evaluation, Observations, assess, evaluate
-from phoneid.domain.identity import Address, Business, Claimed, Identity, match
+from phoneid.domain.identity import Business, Claimed, Identity, match
 from phoneid.domain.phone import PhoneNumber, Region, mask
 from phoneid.domain.phone_access import checked_phone
 from phoneid.domain.policy import Policy
 from phoneid.domain.sandbox import Catalogue
-from phoneid.domain.verification import (
-    Label,
-    VerificationType,
-    VerifyItem,
-    decide,
-    matched_identity,
-    ranked_businesses,
-    shown_addresses,
-)
+from phoneid.domain.verification import Label, VerifyItem, decide, matched_identity, ranked_businesses
 from phoneid.ports import IdentitySource, KeyedDigest
 from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager
 from phoneid.services.policies import PolicyBook
 from phoneid.services.pools import submit_in_context
 from phoneid.services.signals import Gatherer, Subject
-from phoneid.services.staged import wire_evaluation
 
 logger = Logger(child=True)
 
@@ -87,20 +57,9 @@ class Verified:
         return self.service_id is not None
 
 
-def item_of(fields: VerifyFields) -> VerifyItem:
-    return VerifyItem(
-        phone_number=fields.phoneNumber,
-        verification_type=VerificationType(fields.verificationType),
-        first_name=fields.firstName,
-        last_name=fields.lastName,
-        email=fields.emailAddress,
-        client_customer_id=fields.clientCustomerId,
-        client_human_id=fields.clientHumanId,
-        attributes=tuple((a.attributeType, a.attributeValue) for a in fields.identityAttributes or ()),
-    )
+class Verifier:
+    """The one code path of every verification: decide each item, then enroll the passing ones."""
 
-
-class VerifyService:
     def __init__(
         self,
         *,
@@ -121,60 +80,6 @@ class VerifyService:
         self._identity_manager = identity_manager
         self._aliases = aliases
         self._item_workers = item_workers
-
-    # --- the API -----------------------------------------------------------------------------
-
-    def verify(self, caller: Caller, request: VerifyRequest) -> VerifyResponse:
-        verified = self.verify_item(caller, item_of(request))
-        return VerifyResponse(
-            **_answer(verified),
-            correlationId=str(uuid.uuid4()),
-            clientRequestId=request.clientRequestId,
-            clientCustomerId=request.clientCustomerId,
-            clientHumanId=request.clientHumanId,
-            businesses=[_business_out(b) for b in verified.businesses] or None,
-        )
-
-    def verify_batch(self, caller: Caller, request: VerifyBatchRequest) -> VerifyBatchResponse:
-        """One result per item, in order; an item that cannot be verified carries its own error."""
-        results: list[VerifyBatchResult | None] = []
-        valid: list[tuple[int, VerifyItem, dict[str, str | None]]] = []
-        for raw in request.items:
-            phone = raw.get("phoneNumber") if isinstance(raw, dict) else None
-            echo = {
-                "phoneNumber": phone if isinstance(phone, str) and len(phone) <= 32 else "",
-                "clientCustomerId": _short(raw, "clientCustomerId"),
-                "clientHumanId": _short(raw, "clientHumanId"),
-            }
-            try:
-                item = item_of(VerifyFields.model_validate(raw))
-            except ValidationError as invalid:
-                results.append(
-                    VerifyBatchResult(success="false", assuranceLevel="AL-1", error=_message(invalid), **echo)
-                )
-                continue
-            valid.append((len(results), item, echo))
-            results.append(None)
-        verified = self.verify_many(caller, [item for _, item, _ in valid])
-        for (index, _, echo), outcome in zip(valid, verified, strict=True):
-            results[index] = (
-                VerifyBatchResult(success="false", assuranceLevel="AL-1", error=outcome.message, **echo)
-                if isinstance(outcome, PhoneIdError)
-                else VerifyBatchResult(
-                    **_answer(outcome),
-                    assuranceLevel=outcome.assurance.level,
-                    clientCustomerId=echo["clientCustomerId"],
-                    clientHumanId=echo["clientHumanId"],
-                )
-            )
-        answered = [result for result in results if result is not None]
-        logger.info(
-            "batch verified",
-            extra={"items": len(answered), "errors": sum(1 for r in answered if r.error is not None)},
-        )
-        return VerifyBatchResponse(
-            correlationId=str(uuid.uuid4()), clientRequestId=request.clientRequestId, results=answered
-        )
 
     # --- verification: decide each item, then enroll the passing ones together ------------------
 
@@ -336,20 +241,6 @@ def _enrollee(decided: _Decided) -> Enrollee:
     )
 
 
-def _answer(verified: Verified) -> dict[str, Any]:
-    """What a single answer and a batch item both say of a verification."""
-    return {
-        "success": "true" if verified.success else "false",
-        "phoneNumber": verified.phone_number,
-        "isEnrolled": verified.enrolled,
-        "serviceId": verified.service_id,
-        "servicePhoneAlias": verified.phone_alias,
-        "identity": _identity_out(verified),
-        "evaluation": wire_evaluation(verified.evaluation),
-        "signals": _signals_out(verified),
-    }
-
-
 def _attributes(item: VerifyItem) -> tuple[str, ...]:
     """What ties checks of different numbers together: the client's ids for the person and the email."""
     tied = [f"attr:{kind}:{value}" for kind, value in item.attributes]
@@ -360,56 +251,3 @@ def _attributes(item: VerifyItem) -> tuple[str, ...]:
     if item.email:
         tied.append(f"email:{item.email.casefold()}")
     return tuple(tied)
-
-
-def _short(raw: Any, name: str) -> str | None:
-    value = raw.get(name) if isinstance(raw, dict) else None
-    return value if isinstance(value, str) and 0 < len(value) <= 128 else None
-
-
-def _message(invalid: ValidationError) -> str:
-    return from_validation(invalid.errors()).message
-
-
-def _address_out(address: Address) -> AddressOut:
-    return AddressOut(
-        address=address.address,
-        extendedAddress=address.extended_address,
-        city=address.city,
-        region=address.region,
-        postalCode=address.postal_code,
-    )
-
-
-def _identity_out(verified: Verified) -> IdentityOut:
-    """The records' identity as shown: names, addresses (PO Boxes per the client's flag) and emails;
-    never the SSN or the date of birth."""
-    identity = verified.identity
-    return IdentityOut(
-        firstName=identity.first_name if identity else None,
-        lastName=identity.last_name if identity else None,
-        assuranceLevel=verified.assurance.level,
-        reasons=list(verified.assurance.reasons),
-        addresses=[_address_out(a) for a in shown_addresses(identity.addresses, po_boxes=verified.po_boxes)]
-        if identity
-        else None,
-        emails=list(identity.email_addresses) if identity else None,
-    )
-
-
-def _signals_out(verified: Verified) -> list[dict[str, ModelOutcome]]:
-    kind = verified.item.verification_type.value
-    return [{kind: ModelOutcome(champion=Champion(label=verified.label.value))}]
-
-
-def _business_out(business: Business) -> BusinessOut:
-    registration = dict(business.registration)
-    return BusinessOut(
-        businessName=business.name,
-        tradeName=business.trade_name,
-        taxId=business.tax_id,
-        businessAddress=_address_out(business.address) if business.address else None,
-        registrationFiling=RegistrationOut(**registration) if registration else None,
-        relatedPersons=[PersonOut(firstName=f, lastName=last) for f, last in business.related_persons]
-        or None,
-    )

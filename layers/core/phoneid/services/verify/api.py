@@ -1,0 +1,104 @@
+"""/v3/verify and /v3/verify/batch: the request's items read, each verified, the answers shaped."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from pydantic import ValidationError
+
+from phoneid.api.errors import from_validation
+from phoneid.api.verify_models import (
+    VerifyBatchRequest,
+    VerifyBatchResponse,
+    VerifyBatchResult,
+    VerifyFields,
+    VerifyRequest,
+    VerifyResponse,
+)
+from phoneid.domain.clients import Caller
+from phoneid.domain.errors import PhoneIdError
+from phoneid.domain.verification import VerificationType, VerifyItem
+from phoneid.services.verify.answers import answer, business_out
+from phoneid.services.verify.verifier import Verifier
+
+logger = Logger(child=True)
+
+
+def item_of(fields: VerifyFields) -> VerifyItem:
+    return VerifyItem(
+        phone_number=fields.phoneNumber,
+        verification_type=VerificationType(fields.verificationType),
+        first_name=fields.firstName,
+        last_name=fields.lastName,
+        email=fields.emailAddress,
+        client_customer_id=fields.clientCustomerId,
+        client_human_id=fields.clientHumanId,
+        attributes=tuple((a.attributeType, a.attributeValue) for a in fields.identityAttributes or ()),
+    )
+
+
+class VerifyService(Verifier):
+    """/v3/verify and /v3/verify/batch, answered from the verifier's one code path."""
+
+    def verify(self, caller: Caller, request: VerifyRequest) -> VerifyResponse:
+        verified = self.verify_item(caller, item_of(request))
+        return VerifyResponse(
+            **answer(verified),
+            correlationId=str(uuid.uuid4()),
+            clientRequestId=request.clientRequestId,
+            clientCustomerId=request.clientCustomerId,
+            clientHumanId=request.clientHumanId,
+            businesses=[business_out(b) for b in verified.businesses] or None,
+        )
+
+    def verify_batch(self, caller: Caller, request: VerifyBatchRequest) -> VerifyBatchResponse:
+        """One result per item, in order; an item that cannot be verified carries its own error."""
+        results: list[VerifyBatchResult | None] = []
+        valid: list[tuple[int, VerifyItem, dict[str, str | None]]] = []
+        for raw in request.items:
+            phone = raw.get("phoneNumber") if isinstance(raw, dict) else None
+            echo = {
+                "phoneNumber": phone if isinstance(phone, str) and len(phone) <= 32 else "",
+                "clientCustomerId": _short(raw, "clientCustomerId"),
+                "clientHumanId": _short(raw, "clientHumanId"),
+            }
+            try:
+                item = item_of(VerifyFields.model_validate(raw))
+            except ValidationError as invalid:
+                results.append(
+                    VerifyBatchResult(success="false", assuranceLevel="AL-1", error=_message(invalid), **echo)
+                )
+                continue
+            valid.append((len(results), item, echo))
+            results.append(None)
+        verified = self.verify_many(caller, [item for _, item, _ in valid])
+        for (index, _, echo), outcome in zip(valid, verified, strict=True):
+            results[index] = (
+                VerifyBatchResult(success="false", assuranceLevel="AL-1", error=outcome.message, **echo)
+                if isinstance(outcome, PhoneIdError)
+                else VerifyBatchResult(
+                    **answer(outcome),
+                    assuranceLevel=outcome.assurance.level,
+                    clientCustomerId=echo["clientCustomerId"],
+                    clientHumanId=echo["clientHumanId"],
+                )
+            )
+        answered = [result for result in results if result is not None]
+        logger.info(
+            "batch verified",
+            extra={"items": len(answered), "errors": sum(1 for r in answered if r.error is not None)},
+        )
+        return VerifyBatchResponse(
+            correlationId=str(uuid.uuid4()), clientRequestId=request.clientRequestId, results=answered
+        )
+
+
+def _short(raw: Any, name: str) -> str | None:
+    value = raw.get(name) if isinstance(raw, dict) else None
+    return value if isinstance(value, str) and 0 < len(value) <= 128 else None
+
+
+def _message(invalid: ValidationError) -> str:
+    return from_validation(invalid.errors()).message
