@@ -4,6 +4,7 @@ replacement after which the old key's tokens are refused and new tokens carry th
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -39,10 +40,19 @@ def test_the_operator_lists_the_keys_and_replaces_them_and_old_tokens_stop_verif
             # When the operator replaces them, and five minutes pass on the stack's clock
             replaced = server.cli("token-keys", "replace", "--local", "--json")
             assert replaced.returncode == 0, replaced.stderr
-            new_kids = [key["kid"] for key in json.loads(replaced.stdout)]
-            http.post("/_local/clock", json={"advanceSeconds": 301})
+            new_keys = json.loads(replaced.stdout)
+            new_kids = [key["kid"] for key in new_keys]
+            moved = http.post("/_local/clock", json={"advanceSeconds": 301})
+            now = datetime.fromisoformat(moved.json()["now"])
+            # The key of the window the stack's clock is now in: tomorrow's when the five minutes
+            # cross midnight UTC.
+            [current] = [
+                key["kid"]
+                for key in new_keys
+                if datetime.fromisoformat(key["not_before"]) <= now < datetime.fromisoformat(key["not_after"])
+            ]
 
-            # Then the old token is refused, and a new one is signed by the new key of today
+            # Then the old token is refused, and a new one is signed by the new key of the stack's day
             refused = http.post(
                 "/v3/start",
                 json={"flowType": "mobile", "phoneNumber": "+12025550199"},
@@ -50,7 +60,7 @@ def test_the_operator_lists_the_keys_and_replaces_them_and_old_tokens_stop_verif
             )
             assert refused.status_code == 401
             new_token = http.post("/token", data=form).json()["access_token"]
-            assert jwt.get_unverified_header(new_token)["kid"] == new_kids[0]
+            assert jwt.get_unverified_header(new_token)["kid"] == current
             assert set(new_kids).isdisjoint(published)
     finally:
         server.stop()
