@@ -76,9 +76,10 @@ dev: setup node_modules/.installed
 	phoneid dev
 
 # The gate, phase by phase, each timed ("phase NAME: N s") and all of them summed up at the end
-# (tools/gate.py). Phases joined by + run at once: the checks that use one CPU beside sam build,
-# and the two that drive a local stack of their own (docs/performance.md, "The gate").
-GATE := setup lockcheck+lint+typecheck+checkov+template pytest fuzz-gate+browser
+# (tools/gate.py). Phases joined by + run at once: the checks that use one CPU beside sam build and
+# the browser's install; then the suite beside the two that drive a local stack of their own, which
+# wait on their stacks and browser more than they compute (docs/performance.md, "The gate").
+GATE := setup lockcheck+lint+typecheck+checkov+template+browser-deps pytest+fuzz-gate+browser
 
 test:
 	@python3 tools/gate.py $(GATE_FLAGS) $(GATE)
