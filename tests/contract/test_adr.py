@@ -241,3 +241,18 @@ def test_slugs_are_the_anchors_github_makes() -> None:
         == "names-serviceid-not-proveid-or-identityid"
     )
     assert slug("KYC Match: 9004, 9005, 9168, 9180 and 9181") == "kyc-match-9004-9005-9168-9180-and-9181"
+
+
+def test_no_markdown_link_climbs_out_of_its_directory() -> None:
+    """A link with ``..`` leaves the page's folder, and a reader or checker resolving it from the
+    repository's root leaves the repository: a record names another document by its path from the
+    root (``docs/api.md#limits``), which the reference check above resolves."""
+    climbing = [
+        f"{path.relative_to(ROOT)}: {link['target']}"
+        for path in _text_files()
+        if path.suffix == ".md"
+        for link in _MARKDOWN_LINK.finditer(path.read_text(errors="replace"))
+        if link["target"].startswith("../") or "/../" in link["target"]
+    ]
+
+    assert climbing == []
