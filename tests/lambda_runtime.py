@@ -29,6 +29,8 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tools.lock import LAYER_REQUIREMENTS, parse_export
+
 ROOT = Path(__file__).resolve().parents[1]
 LAYER_BUILD = ROOT / ".aws-sam" / "build" / "CoreLayer" / "python"
 LAYER_SOURCE = ROOT / "layers" / "core"
@@ -48,7 +50,9 @@ class LayerNotBuilt(Exception):
 
 
 def built_layer() -> Path:
-    """The layer ``sam build`` made, checked to ship today's ``phoneid`` (every file but the local-only)."""
+    """The layer ``sam build`` made, checked to ship today's ``phoneid`` (every file but the local-only)
+    and exactly the distributions ``layers/core/requirements.txt`` pins, at their versions: a layer
+    built before the lock moved would ship what the gate no longer runs."""
     if not (LAYER_BUILD / "phoneid").is_dir():
         raise LayerNotBuilt(f"no built layer at {LAYER_BUILD.relative_to(ROOT)}: make template builds it")
     stale = [
@@ -59,6 +63,24 @@ def built_layer() -> Path:
     ]
     if stale:
         raise LayerNotBuilt(f"the built layer is older than {stale[0]}: make template rebuilds it")
+    pinned = {
+        canonicalize_name(pin.name): pin.version for pin in parse_export(LAYER_REQUIREMENTS.read_text())
+    }
+    built = {
+        canonicalize_name(dist.metadata["Name"]): dist.version
+        for dist in importlib.metadata.distributions(path=[str(LAYER_BUILD)])
+    }
+    if built != pinned:
+        differing = sorted(
+            name for name in pinned.keys() | built.keys() if built.get(name) != pinned.get(name)
+        )
+        shown = ", ".join(
+            f"{name} {built.get(name, 'missing')} (pinned {pinned.get(name, 'none')})" for name in differing
+        )
+        raise LayerNotBuilt(
+            f"the built layer ships other versions than layers/core/requirements.txt: {shown}; "
+            "make template rebuilds it"
+        )
     return LAYER_BUILD
 
 
