@@ -115,9 +115,11 @@ test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 
 # The suite checks the layer sam build made (tests/unit/test_layer_contents.py, test_handler_imports.py,
 # tests/contract/test_lock.py): it is built first.
+# It runs at a lower priority (nice): beside it in the gate, the browser and the fuzzer wait on a stack
+# whose answers must not queue behind the suite's computing; the suite only wants the CPU left over.
 pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
-	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) pytest -n 2 -q -m 'not fuzz' --durations=20
+	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) nice -n 10 pytest -n 2 -q -m 'not fuzz' --durations=20
 	python -m phoneid_dev.access $(ACCESS_RECORDS) --unused
 
 # Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The

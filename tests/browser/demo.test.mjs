@@ -38,9 +38,7 @@ async function openDemo({ mobile, phone, dob, retry = true, flow }) {
 }
 
 async function statusText(page, expected) {
-  await page.waitForFunction((text) => document.querySelector("#status").textContent.includes(text), expected, {
-    timeout: 20_000,
-  });
+  await page.waitForFunction((text) => document.querySelector("#status").textContent.includes(text), expected);
   return page.textContent("#status");
 }
 
@@ -49,7 +47,7 @@ async function statusClass(page) {
 }
 
 async function result(page) {
-  await page.waitForSelector("#result:not([hidden])", { timeout: 20_000 });
+  await page.waitForSelector("#result:not([hidden])");
   return JSON.parse(await page.textContent("#result"));
 }
 
@@ -373,7 +371,7 @@ describe("an EU stack", () => {
     assert.match(phone, /^\+353/);
 
     await page.click("#verify");
-    await page.waitForSelector("#otp:not([hidden])", { timeout: 20_000 });
+    await page.waitForSelector("#otp:not([hidden])");
     await page.fill("#otp-code", "1234");
     await page.click("#otp-submit");
 

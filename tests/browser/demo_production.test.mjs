@@ -39,9 +39,7 @@ async function demoPage({ mobile = true } = {}) {
 }
 
 async function statusText(page, expected) {
-  await page.waitForFunction((text) => document.querySelector("#status").textContent.includes(text), expected, {
-    timeout: 20_000,
-  });
+  await page.waitForFunction((text) => document.querySelector("#status").textContent.includes(text), expected);
   return page.textContent("#status");
 }
 

@@ -23,8 +23,6 @@ async function visit() {
   await phone.waitForFunction(
     () => /Verified|Not verified|Stopped/.test(document.querySelector("#status").textContent) ||
       !document.querySelector("#otp").hidden,
-    null,
-    { timeout: 20_000 },
   );
 }
 
@@ -35,9 +33,7 @@ async function enterCode(code) {
 }
 
 async function outcome() {
-  await phone.waitForFunction(() => /Verified|Not verified|Stopped/.test(document.querySelector("#status").textContent), null, {
-    timeout: 20_000,
-  });
+  await phone.waitForFunction(() => /Verified|Not verified|Stopped/.test(document.querySelector("#status").textContent));
   const status = await phone.textContent("#status");
   const visible = await phone.isVisible("#result");
   return { status, result: visible ? JSON.parse(await phone.textContent("#result")) : null };
