@@ -113,7 +113,35 @@ def test_production_stacks_reserve_concurrency_and_the_template_does_not_by_defa
         assert overrides(environment).get("ReservedConcurrency") == expected, environment
 
 
-@pytest.mark.parametrize("environment", sorted(STACKS))
+def validate_settings(environment: str) -> dict[str, Any]:
+    """What `sam validate --config-env <environment>` acts on: its settings but the stack's name, which
+    validating a template does not use."""
+    return {name: value for name, value in resolved(environment, "validate").items() if name != "stack_name"}
+
+
+def one_environment_of_each_validate_settings() -> list[str]:
+    """An environment for each set of validate settings: `sam validate` of another environment with
+    the same settings would lint the same template the same way again."""
+    chosen: list[str] = []
+    for environment in sorted(STACKS):
+        if validate_settings(environment) not in [validate_settings(each) for each in chosen]:
+            chosen.append(environment)
+    return chosen
+
+
+VALIDATED = one_environment_of_each_validate_settings()
+
+
+def test_every_environment_validates_as_one_the_next_test_runs() -> None:
+    # Every environment's validate settings are those of an environment validated below
+    for environment in STACKS:
+        assert validate_settings(environment) in [validate_settings(each) for each in VALIDATED], environment
+    # and every AWS region of the four stacks is linted
+    regions = {resolved(environment, "deploy")["region"] for environment in STACKS}
+    assert {validate_settings(each)["region"] for each in VALIDATED} == regions
+
+
+@pytest.mark.parametrize("environment", VALIDATED)
 def test_each_stack_validates_offline_in_its_aws_region(environment: str, tmp_path: Path) -> None:
     # Given no AWS credentials at all (sam validate without --lint would call IAM and fail)
     offline = {
