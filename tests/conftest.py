@@ -61,6 +61,17 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A module's tests that share a fixture made once per module (a local stack of its own, every
+    function run cold) go to one worker under `--dist loadgroup`: split between two, both would make it."""
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        definitions = fixtures.name2fixturedefs.values() if fixtures else ()
+        if any(each[-1].scope == "module" for each in definitions):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
     """The calls from here on are this test's; its own calls are the harness's, not a function's."""
     found = recording.recorder()
