@@ -19,6 +19,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # python3 (3.11+).
 UV := $(BIN)/uv
 export UV_PYTHON_DOWNLOADS := never
+# Python keeps the bytecode it compiles, under .phoneid/bytecode: never beside the sources, nor in
+# the layer sam build copies. Where the shell sets PYTHONDONTWRITEBYTECODE, each of the gate's
+# processes (local stacks, their function processes, pytest's workers) compiled again every module
+# it imported (docs/adr/0098-the-gate-keeps-its-bytecode.md).
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX := $(CURDIR)/.phoneid/bytecode
 # The SAM CLI brings awscrt (boto3[crt]), which the layer does not ship: botocore here signs and
 # checksums without it, as on Lambda (tests/conftest.py sets the same for a bare pytest).
 export BOTO_DISABLE_CRT := true
@@ -134,4 +140,4 @@ browser: setup browser-deps
 	node --test --test-concurrency=1 tests/browser/
 
 clean:
-	rm -rf $(VENV) node_modules .aws-sam .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules .aws-sam .pytest_cache .mypy_cache .ruff_cache .phoneid/bytecode
