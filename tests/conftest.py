@@ -50,6 +50,8 @@ apply_all()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist declares it too; run without xdist (-p no:xdist), the suite's own hook still sets it
+    config.addinivalue_line("markers", "xdist_group(name): run on the same worker as the group's other tests")
     config.addinivalue_line(
         "markers",
         "overlapping: make_api's stacks run their functions in worker processes, so requests overlap",

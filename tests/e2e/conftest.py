@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,29 @@ class DevServer:
             timeout=60,
             check=False,
         )
+
+    def state(self) -> dict[str, Any]:
+        """What the stack wrote to its state file: its URLs, credentials and servers."""
+        loaded: dict[str, Any] = json.loads(self.state_file.read_text())
+        return loaded
+
+    def onboard_connect_client(
+        self, prefix: str, client: dict[str, Any], *options: str
+    ) -> tuple[str, str, str]:
+        """A new client of the stack (``POST /_local/clients`` with ``client``), onboarded to Connect as
+        the operator does it (`phoneid connect onboard ... --name prefix-xxxxxxxx --email ...` and
+        ``options``): its id, its name (file-name prefix, S3 prefix and SFTP user) and enroll key."""
+        created = httpx.post(f"{self.base_url}/_local/clients", json=client, timeout=30)
+        assert created.status_code == 201, created.text
+        client_id: str = created.json()["client_id"]
+        name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        onboarded = self.cli(
+            "connect", "onboard", client_id, "--name", name, "--email", f"ops@{prefix}.example",
+            *options, "--local", "--json",
+        )  # fmt: skip
+        assert onboarded.returncode == 0, onboarded.stderr
+        enroll_key: str = json.loads(onboarded.stdout)["enroll_key"]
+        return client_id, name, enroll_key
 
     def stop(self) -> tuple[int, str]:
         self.process.send_signal(signal.SIGINT)

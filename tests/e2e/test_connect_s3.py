@@ -10,7 +10,6 @@ import json
 import shutil
 import subprocess
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,21 +44,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
 
 @pytest.fixture(scope="module")
 def state(stack: DevServer) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(stack.state_file.read_text())
-    return loaded
+    return stack.state()
 
 
 def _onboard(stack: DevServer, prefix: str) -> S3Client:
-    created = httpx.post(f"{stack.base_url}/_local/clients", json={}, timeout=30)
-    assert created.status_code == 201, created.text
-    client_id = created.json()["client_id"]
-    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    onboarded = stack.cli(
-        "connect", "onboard", client_id, "--name", name, "--type", "verifiedUser",
-        "--email", f"ops@{prefix}.example", "--local", "--json",
-    )  # fmt: skip
-    assert onboarded.returncode == 0, onboarded.stderr
-    return S3Client(name, client_id, json.loads(onboarded.stdout)["enroll_key"])
+    client_id, name, enroll_key = stack.onboard_connect_client(prefix, {}, "--type", "verifiedUser")
+    return S3Client(name, client_id, enroll_key)
 
 
 def _batch_file(directory: Path, client: S3Client, stamp: str = "20260101120000") -> Path:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import boto3
-import httpx
 import pytest
 
 from tests.e2e.conftest import BIN, DevServer, start_dev_server
@@ -45,8 +44,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
 
 @pytest.fixture(scope="module")
 def state(stack: DevServer) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(stack.state_file.read_text())
-    return loaded
+    return stack.state()
 
 
 def _new_key(directory: Path, name: str) -> Path:
@@ -60,18 +58,12 @@ def _new_key(directory: Path, name: str) -> Path:
 
 
 def _onboard(stack: DevServer, directory: Path, prefix: str) -> SftpClient:
-    created = httpx.post(f"{stack.base_url}/_local/clients", json={"solution": "verified-user"}, timeout=30)
-    assert created.status_code == 201, created.text
-    client_id = created.json()["client_id"]
-    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    key = _new_key(directory, name)
-    onboarded = stack.cli(
-        "connect", "onboard", client_id, "--name", name, "--type", "verifiedUser,humanAssurance",
-        "--ssh-key", f"{key}.pub", "--email", f"ops@{prefix}.example", "--local", "--json",
-    )  # fmt: skip
-    assert onboarded.returncode == 0, onboarded.stderr
-    data = json.loads(onboarded.stdout)
-    return SftpClient(name, client_id, key, data["enroll_key"])
+    key = _new_key(directory, f"{prefix}-{uuid.uuid4().hex[:8]}")
+    types = ("--type", "verifiedUser,humanAssurance")
+    client_id, name, enroll_key = stack.onboard_connect_client(
+        prefix, {"solution": "verified-user"}, *types, "--ssh-key", f"{key}.pub"
+    )
+    return SftpClient(name, client_id, key, enroll_key)
 
 
 # Host keys are not pinned (a new stack, a new key); only the key given is offered.
