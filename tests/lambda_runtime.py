@@ -49,26 +49,24 @@ class LayerNotBuilt(Exception):
     """No built layer, or one older than the sources: ``make template`` builds it."""
 
 
-def built_layer() -> Path:
+def built_layer(build: Path = LAYER_BUILD, requirements: Path = LAYER_REQUIREMENTS) -> Path:
     """The layer ``sam build`` made, checked to ship today's ``phoneid`` (every file but the local-only)
     and exactly the distributions ``layers/core/requirements.txt`` pins, at their versions: a layer
     built before the lock moved would ship what the gate no longer runs."""
-    if not (LAYER_BUILD / "phoneid").is_dir():
-        raise LayerNotBuilt(f"no built layer at {LAYER_BUILD.relative_to(ROOT)}: make template builds it")
+    if not (build / "phoneid").is_dir():
+        raise LayerNotBuilt(f"no built layer at {build}: make template builds it")
     stale = [
         relative
         for relative in shipped_sources()
-        if not (LAYER_BUILD / relative).is_file()
-        or not filecmp.cmp(LAYER_SOURCE / relative, LAYER_BUILD / relative, shallow=False)
+        if not (build / relative).is_file()
+        or not filecmp.cmp(LAYER_SOURCE / relative, build / relative, shallow=False)
     ]
     if stale:
         raise LayerNotBuilt(f"the built layer is older than {stale[0]}: make template rebuilds it")
-    pinned = {
-        canonicalize_name(pin.name): pin.version for pin in parse_export(LAYER_REQUIREMENTS.read_text())
-    }
+    pinned = {canonicalize_name(pin.name): pin.version for pin in parse_export(requirements.read_text())}
     built = {
         canonicalize_name(dist.metadata["Name"]): dist.version
-        for dist in importlib.metadata.distributions(path=[str(LAYER_BUILD)])
+        for dist in importlib.metadata.distributions(path=[str(build)])
     }
     if built != pinned:
         differing = sorted(
@@ -81,7 +79,7 @@ def built_layer() -> Path:
             f"the built layer ships other versions than layers/core/requirements.txt: {shown}; "
             "make template rebuilds it"
         )
-    return LAYER_BUILD
+    return build
 
 
 def shipped_sources() -> list[str]:
