@@ -14,6 +14,7 @@ from bench.connect_bench.names import first_and_last_names
 
 CLIENT = "bench"
 KIND = "humanAssurance"  # a passing row is enrolled whatever its name: the most writes a file can ask
+
 _AREA_CODES = (
     201,
     206,

@@ -330,5 +330,6 @@ _LAST_ENDS = [
 
 
 def first_and_last_names() -> tuple[list[str], list[str]]:
+    """The given names, and every root + ending as a family name, sorted: a seed gives the same file."""
     lasts = sorted({root + end for root in _LAST_ROOTS for end in _LAST_ENDS})
     return list(_FIRST), [last.capitalize() for last in lasts]
