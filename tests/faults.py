@@ -157,7 +157,8 @@ def connect_timeout(endpoint_url: str) -> ConnectTimeoutError:
 def installed(monkeypatch: Any) -> Iterator[Injector]:
     """An injector wired into botocore for the test's duration (``monkeypatch`` undoes it)."""
     injector = Injector()
-    # Private botocore methods, as bench/connect.py's profile patches them: the narrowest seams.
+    # Private botocore methods, as bench/connect.py --profile patches them (bench/connect_bench/profiling.py):
+    # the narrowest seams.
     make_api_call = botocore.client.BaseClient._make_api_call  # type: ignore[attr-defined]
     do_get_response = botocore.endpoint.Endpoint._do_get_response  # type: ignore[attr-defined]
 

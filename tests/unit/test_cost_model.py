@@ -1,41 +1,14 @@
-"""The pricing arithmetic of bench/cost.py: DynamoDB's size and unit rules, billed Lambda duration,
-and the dollars of a flow's usage."""
+"""The pricing arithmetic of bench/cost.py (bench/cost_bench): DynamoDB's size and unit rules, billed
+Lambda duration, and the dollars of a flow's usage."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "cost.py"
+from bench import cost_bench as cost
 
 
-@pytest.fixture(scope="module")
-def cost() -> ModuleType:
-    """The script as a module; what it sets up for a run (environment, import path) is put back."""
-    environment, path = dict(os.environ), list(sys.path)
-    spec = importlib.util.spec_from_file_location("bench_cost", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while it loads
-    sys.path.insert(0, str(SCRIPT.parent))  # as when run: its directory first, for bench/_setup.py
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]
-        sys.modules.pop("_setup", None)
-        os.environ.clear()
-        os.environ.update(environment)
-        sys.path[:] = path
-    return module
-
-
-def test_item_size_counts_names_and_values_by_type(cost: ModuleType) -> None:
+def test_item_size_counts_names_and_values_by_type() -> None:
     item = {
         "pk": {"S": "abc"},  # 2 + 3
         "n": {"N": "123.45"},  # 1 + 5 significant digits: 3 + 1
@@ -55,19 +28,17 @@ def test_item_size_counts_names_and_values_by_type(cost: ModuleType) -> None:
 @pytest.mark.parametrize(
     ("number", "size"), [("0", 2), ("100", 2), ("-12345", 4), ("0.0012", 2), ("123.450", 4), ("1E+5", 2)]
 )
-def test_a_number_costs_a_byte_per_two_significant_digits_plus_one(
-    cost: ModuleType, number: str, size: int
-) -> None:
+def test_a_number_costs_a_byte_per_two_significant_digits_plus_one(number: str, size: int) -> None:
     assert cost.number_size(number) == size
 
 
-def test_read_and_write_units_round_up_per_unit_with_a_minimum(cost: ModuleType) -> None:
+def test_read_and_write_units_round_up_per_unit_with_a_minimum() -> None:
     assert [cost.read_units(size, consistent=True) for size in (0, 4096, 4097)] == [1, 1, 2]
     assert [cost.read_units(size, consistent=False) for size in (100, 4097)] == [0.5, 1.0]
     assert [cost.write_units(size) for size in (0, 1024, 1025, 3000)] == [1, 1, 2, 3]
 
 
-def test_index_writes_count_changed_entries_only(cost: ModuleType) -> None:
+def test_index_writes_count_changed_entries_only() -> None:
     by_phone = {"KeySchema": [{"AttributeName": "phoneKey"}], "Projection": {"ProjectionType": "ALL"}}
     by_client = {
         "KeySchema": [{"AttributeName": "clientId"}],
@@ -87,7 +58,7 @@ def test_index_writes_count_changed_entries_only(cost: ModuleType) -> None:
     assert cost.index_write_units(indexes, keys, client, {**client, "note": {"S": "z"}}) == 1
 
 
-def test_a_count_or_a_projection_is_sized_as_the_whole_items_it_reads(cost: ModuleType) -> None:
+def test_a_count_or_a_projection_is_sized_as_the_whole_items_it_reads() -> None:
     query = {
         "TableName": "activity",
         "KeyConditionExpression": "pk = :pk AND sk >= :since",
@@ -115,14 +86,14 @@ def test_a_count_or_a_projection_is_sized_as_the_whole_items_it_reads(cost: Modu
     assert cost.whole_item_query(plain) == plain
 
 
-def test_waits_add_up_on_the_handler_thread_and_overlap_across_pool_tasks(cost: ModuleType) -> None:
+def test_waits_add_up_on_the_handler_thread_and_overlap_across_pool_tasks() -> None:
     calls = [(0, "dynamodb"), (0, "kms"), (1, "dynamodb"), (1, "kms"), (2, "sns"), (3, "execute-api")]
 
     # 6 + 10 on the handler's thread, then the longest task: SNS's 30 (task 1: 16, task 3: 20)
     assert cost.waiting_ms(calls) == 46.0
 
 
-def test_billed_duration_stretches_cpu_by_the_memory_share_and_rounds_up(cost: ModuleType) -> None:
+def test_billed_duration_stretches_cpu_by_the_memory_share_and_rounds_up() -> None:
     # 2 ms of CPU at 512 MB take 2 * 1769 / 512 = 6.91 ms, plus 32 ms of waits: 38.91, billed 39
     assert cost.billed_duration_ms(2.0, 512, 32.0) == 39
     assert cost.billed_duration_ms(1.5, 1769, 10.0) == 12
@@ -132,7 +103,7 @@ def test_billed_duration_stretches_cpu_by_the_memory_share_and_rounds_up(cost: M
     assert cost.gb_seconds(39, 512) == 0.0195
 
 
-def test_dollars_per_1000_flows_split_as_aws_bills_them(cost: ModuleType) -> None:
+def test_dollars_per_1000_flows_split_as_aws_bills_them() -> None:
     per_flow = cost.Usage(
         api_requests=10,
         lambda_requests=12,
@@ -156,7 +127,7 @@ def test_dollars_per_1000_flows_split_as_aws_bills_them(cost: ModuleType) -> Non
     assert dollars.total == pytest.approx(0.087604178, abs=1e-12)  # SMS apart
 
 
-def test_a_cached_authorizer_answer_costs_nothing_but_its_request_does(cost: ModuleType) -> None:
+def test_a_cached_authorizer_answer_costs_nothing_but_its_request_does() -> None:
     calls = [
         cost.AwsCall("dynamodb.GetItem", read_units=0.5),
         cost.AwsCall("kms.Sign", kms_asymmetric=True),

@@ -1,4 +1,5 @@
-"""How the three packages import one another, read from the source with ``ast`` (no layer build needed).
+"""How the three packages and the benches import one another, read from the source with ``ast`` (no
+layer build needed).
 
 - ``phoneid`` (the service, shipped in the layer) imports neither the local stack (``phoneid_dev``)
   nor the operator's CLI (``phoneid_cli``); the local stack does not import the CLI
@@ -26,6 +27,7 @@ SOURCE_ROOTS = {
     "phoneid": ROOT / "layers" / "core",
     "phoneid_dev": ROOT / "devkit",
     "phoneid_cli": ROOT / "devkit",
+    "bench": ROOT,  # its scripts and their packages (bench/cost_bench, bench/connect_bench)
 }
 
 _BY_THE_REGISTRY = "imported by phoneid_dev.patches.apply_all, the registry of its patches"
@@ -144,12 +146,13 @@ def circles(graph: Mapping[str, Set[str]]) -> list[list[str]]:
 
 
 def test_no_module_imports_itself_back_through_others() -> None:
-    # Given every import of every module of the service, the local stack and the CLI
+    # Given every import of every module of the service, the local stack, the CLI and the benches
     graph = import_graph()
 
     # Then no group of them imports one another round
     assert graph["phoneid.wiring.container"]  # the reader found imports at all
     assert graph["phoneid_cli.main"]
+    assert graph["bench.cost"]
     assert circles(graph) == []
 
 
