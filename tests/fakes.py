@@ -279,9 +279,11 @@ class InMemoryChangeEventLog:
 # --- Identity Manager ---------------------------------------------------------------------------
 
 from collections.abc import Iterator  # noqa: E402 - this section is appended
+from contextlib import contextmanager  # noqa: E402
 
 from phoneid.domain.clients import Caller  # noqa: E402
 from phoneid.domain.enrollment import (  # noqa: E402
+    ROSTER_LIMIT,
     Action,
     Enrollment,
     EnrollmentPage,
@@ -289,6 +291,7 @@ from phoneid.domain.enrollment import (  # noqa: E402
     Status,
     keeps_place,
     number_history,
+    oldest_first,
 )
 from phoneid.domain.errors import MalformedRequest  # noqa: E402
 from phoneid.domain.signals import NumberHistory  # noqa: E402
@@ -299,12 +302,27 @@ class InMemoryEnrollmentStore:
     """Identity Manager's identities with the DynamoDB adapter's rules: one identity per place (the
     clientCustomerId, or the number's active identity without one: who keeps it is the domain's
     ``keeps_place``, as for the adapter), tombstones nobody sees, opaque page keys that only their own
-    client may use; a number's history is the domain's ``number_history`` of what it holds."""
+    client may use; a number's history is the domain's ``number_history`` of what it holds.
+
+    Its indexes can lag as the adapter's do (``indexes_behind``): lists then show the identities as
+    they stood, while a number's reads still find what its roster lists (up to ``ROSTER_LIMIT`` per
+    client and number) and see each identity as it is now."""
 
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], Enrollment] = {}
         self.places: dict[str, str] = {}  # place -> serviceId
+        self.rosters: dict[tuple[str, str], set[str]] = {}  # (client, number) -> serviceIds
+        self._indexed: dict[tuple[str, str], Enrollment] | None = None  # the indexes, while behind
         self._lock = threading.Lock()
+
+    @contextmanager
+    def indexes_behind(self) -> Iterator[None]:
+        """While the block runs, the indexes hold the identities as they stood when it began."""
+        self._indexed = dict(self.items)
+        try:
+            yield
+        finally:
+            self._indexed = None
 
     @staticmethod
     def _place(enrollment: Enrollment) -> str:
@@ -313,8 +331,9 @@ class InMemoryEnrollmentStore:
         return f"{enrollment.client_id}#number#{enrollment.phone_number}"
 
     def _held(self, client_id: str) -> list[Enrollment]:
-        held = [e for (client, _), e in self.items.items() if client == client_id and e.exists]
-        return sorted(held, key=lambda e: (e.created_at, e.service_id))
+        """The client's identities as its index shows them (as they stood, while behind)."""
+        indexed = self.items if self._indexed is None else self._indexed
+        return oldest_first(e for (client, _), e in indexed.items() if client == client_id and e.exists)
 
     def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
         with self._lock:
@@ -324,6 +343,9 @@ class InMemoryEnrollmentStore:
                 return replace(holder, pii=None), False
             self.items[(enrollment.client_id, enrollment.service_id)] = enrollment
             self.places[place] = enrollment.service_id
+            roster = self.rosters.setdefault((enrollment.client_id, enrollment.phone_number), set())
+            if len(roster) < ROSTER_LIMIT:
+                roster.add(enrollment.service_id)
             return enrollment, True
 
     def enroll_many(self, enrollments: Sequence[Enrollment]) -> list[tuple[Enrollment, bool] | PhoneIdError]:
@@ -340,15 +362,26 @@ class InMemoryEnrollmentStore:
                 return None
             changed = found.apply(action, now)
             self.items[(client_id, service_id)] = changed
-            if changed.status == Status.DISENROLLED and self.places.get(self._place(found)) == service_id:
-                del self.places[self._place(found)]
+            if changed.status == Status.DISENROLLED:
+                if self.places.get(self._place(found)) == service_id:
+                    del self.places[self._place(found)]
+                roster = self.rosters.get((client_id, found.phone_number), set())
+                roster.discard(service_id)
+                if not roster:
+                    self.rosters.pop((client_id, found.phone_number), None)
             return changed
 
     def by_phone(self, client_id: str, phone_number: str) -> list[Enrollment]:
-        return [e for e in self._held(client_id) if e.phone_number == phone_number]
+        """What the roster lists and the index holds, each as it is now."""
+        ids = set(self.rosters.get((client_id, phone_number), ()))
+        ids |= {e.service_id for e in self._held(client_id) if e.phone_number == phone_number}
+        now = (self.get(client_id, service_id) for service_id in ids)
+        return oldest_first(e for e in now if e is not None and e.phone_number == phone_number)
 
     def history(self, client_id: str, phone_number: str, short_tenure_since: datetime) -> NumberHistory:
-        return number_history(self.by_phone(client_id, phone_number), short_tenure_since)
+        return number_history(
+            [replace(e, pii=None) for e in self.by_phone(client_id, phone_number)], short_tenure_since
+        )
 
     def page(
         self, client_id: str, *, limit: int, after: str | None, include_inactive: bool

@@ -38,9 +38,9 @@ def table_keys(dynamodb: Any, table: str) -> set[str]:
 
 def floor_writes(dynamodb: Any, source_table: str, before: set[str]) -> tuple[float, int, int]:
     """A bare BatchWriteItem of every item the run made in ``source_table`` (its enrollments: the
-    identities and their places; items whose key is in ``before`` were there already), copied into a
-    new table of the same moto: (seconds of the writes alone, items, bytes). The scan that reads
-    them is not timed."""
+    identities, their places and their numbers' rosters; items whose key is in ``before`` were there
+    already), copied into a new table of the same moto: (seconds of the writes alone, items, bytes).
+    The scan that reads them is not timed."""
     table = f"bench-floor-{uuid.uuid4().hex[:8]}"
     dynamodb.create_table(
         TableName=table,

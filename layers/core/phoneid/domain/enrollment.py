@@ -16,7 +16,7 @@ after ``TOMBSTONE_LIFETIME``; for the API a disenrolled identity no longer exist
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -26,6 +26,10 @@ from phoneid.domain.signals import NumberHistory
 
 TOMBSTONE_LIFETIME = timedelta(days=30)
 MAX_ATTRIBUTES = 10
+# A client's identities of one number that lookup and the number's history find the moment they are
+# enrolled (a roster beside the index, which may lag); beyond it, new ones only once the index has
+# caught up (docs/adr/0099-reads-of-a-number-see-its-enrollments-at-once.md).
+ROSTER_LIMIT = 100
 
 
 class Status(StrEnum):
@@ -137,6 +141,11 @@ def keeps_place(holder: Enrollment, newcomer: Enrollment) -> bool:
     number without one), stays that place's identity: one the client still holds, unless it is
     inactive without a clientCustomerId (then the newcomer takes the place over)."""
     return holder.exists and (newcomer.client_customer_id is not None or holder.active)
+
+
+def oldest_first(held: Iterable[Enrollment]) -> list[Enrollment]:
+    """A number's identities in the order lookup answers them: by enrollment time, then serviceId."""
+    return sorted(held, key=lambda e: (e.created_at, e.service_id))
 
 
 def number_history(held: Sequence[Enrollment], short_tenure_since: datetime) -> NumberHistory:

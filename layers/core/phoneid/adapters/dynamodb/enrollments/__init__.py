@@ -10,6 +10,10 @@ Items (one table, ``pk`` the only key):
 - place ``{clientId}#customer#{clientCustomerId}`` or ``{clientId}#number#{phone}`` (identities
   without a clientCustomerId): which identity holds it. Creating an identity and taking its place is
   one transaction, so two concurrent enrollments of one customer cannot both create an identity.
+- roster ``{clientId}#roster#{phone}``: the ``serviceIds`` of the client's identities of the number
+  (up to ``ROSTER_LIMIT``), written in each enrollment's and disenrollment's transaction, so a
+  number's reads find what the ``byPhone`` index, which lags, does not have yet; deleted with the
+  number's last identity (docs/adr/0099-reads-of-a-number-see-its-enrollments-at-once.md).
 
 Disenrolling keeps a tombstone (ids, status, times, ``ttl``) and removes everything else, the index
 keys included, so the indexes never hold a disenrolled identity.

@@ -18,7 +18,9 @@ from phoneid.domain.enrollment import Enrollment
 from phoneid.domain.errors import PhoneIdError
 
 _T = TypeVar("_T")
-_GROUP = 50  # new identities a transaction creates: 2 items each, DynamoDB's limit is 100
+# New identities a transaction creates: 2 items each and at most one roster each (one per number),
+# DynamoDB's limit is 100 items.
+_GROUP = 33
 
 Result = tuple[Enrollment, bool] | PhoneIdError
 
@@ -124,17 +126,31 @@ class BulkEnrollment:
         return free
 
     def _create_group(self, group: Sequence[tuple[Enrollment, bytes | None]]) -> set[int] | None:
-        """Each identity with its free place, in one transaction. None when it was written; when it
-        was cancelled, the positions in ``group`` whose items were refused (all when DynamoDB does
-        not say which)."""
+        """Each identity with its free place, and their numbers' rosters, in one transaction. None
+        when it was written; when it was cancelled, the positions in ``group`` whose items were
+        refused (all when DynamoDB does not say which)."""
         items: list[dict[str, Any]] = []
-        for enrollment, sealed_pii in group:
+        owners: list[set[int]] = []  # the positions in ``group`` each item is written for
+        on_number: dict[tuple[str, str], list[int]] = {}
+        for position, (enrollment, sealed_pii) in enumerate(group):
             items.append(self._table.identity_put(enrollment, sealed_pii))
             items.append(self._table.take_place(place_of(enrollment), enrollment.service_id, None))
+            owners += [{position}, {position}]
+            on_number.setdefault((enrollment.client_id, enrollment.phone_number), []).append(position)
+        for (client_id, phone_number), positions in on_number.items():
+            ids = [group[position][0].service_id for position in positions]
+            items.append(self._table.join_roster(client_id, phone_number, ids))
+            owners.append(set(positions))
         try:
             self._table.transact(items, "enrollment")
         except Cancelled as cancelled:
-            refused = {n // 2 for n, code in enumerate(cancelled.codes) if code not in ("None", "")}
+            # A roster refused (full, or changed meanwhile) sends its number's identities one by one.
+            refused = {
+                position
+                for n, code in enumerate(cancelled.codes)
+                if code not in ("None", "") and n < len(owners)
+                for position in owners[n]
+            }
             return refused or set(range(len(group)))
         return None
 

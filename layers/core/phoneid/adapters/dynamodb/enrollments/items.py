@@ -11,13 +11,33 @@ from botocore.exceptions import BotoCoreError, ClientError
 from phoneid.adapters.aws import internal_error, provider_errors
 from phoneid.adapters.dynamodb.batch_io import read_keys
 from phoneid.adapters.dynamodb.items import from_ms, ms, plain, to_item
-from phoneid.domain.enrollment import Enrollment, IdentityAttribute, Pii, Status, keeps_place
+from phoneid.domain.enrollment import (
+    ROSTER_LIMIT,
+    Enrollment,
+    IdentityAttribute,
+    Pii,
+    Status,
+    keeps_place,
+)
 from phoneid.ports import PiiCipher
 
 BY_PHONE = "byPhone"
 BY_CLIENT = "byClient"
 IDENTITY = "identity"
 PLACE = "place"
+ROSTER = "roster"
+# An identity's attributes but its sealed PII: what a read that opens none asks for.
+WITHOUT_PII = (
+    "kind",
+    "clientId",
+    "serviceId",
+    "phoneNumber",
+    "country",
+    "status",
+    "createdAtMs",
+    "updatedAtMs",
+    "clientCustomerId",
+)
 ATTEMPTS = 4  # a write that meets a concurrent change looks again, this many times in all
 
 
@@ -41,6 +61,12 @@ def place_of(enrollment: Enrollment) -> str:
     if enrollment.client_customer_id is not None:
         return f"{enrollment.client_id}#customer#{enrollment.client_customer_id}"
     return f"{enrollment.client_id}#number#{enrollment.phone_number}"
+
+
+def roster_of(client_id: str, phone_number: str) -> str:
+    """The pk of the roster of the client's identities on a number, in clear as ``phoneKey`` and the
+    number's place are."""
+    return f"{client_id}#roster#{phone_number}"
 
 
 def created_sk(enrollment: Enrollment) -> str:
@@ -161,11 +187,15 @@ class EnrollmentTable:
         item = response.get("Item")
         return plain(item) if item else None
 
-    def read_many(self, pks: Sequence[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
-        """Consistent reads of ``pks``: (items found by pk, pks left unread)."""
+    def read_many(
+        self, pks: Sequence[str], attributes: Sequence[str] = ()
+    ) -> tuple[dict[str, dict[str, Any]], set[str]]:
+        """Consistent reads of ``pks`` (only ``attributes`` and ``pk`` when given): (items found by pk,
+        pks left unread)."""
         keys = [key(pk) for pk in pks]
+        wanted = ("pk", *attributes) if attributes else ()
         items, unread = read_keys(
-            self.db, self.name, keys, "enrollment read", provider_errors, consistent=True
+            self.db, self.name, keys, "enrollment read", provider_errors, consistent=True, attributes=wanted
         )
         found = {values["pk"]: values for values in map(plain, items)}
         return found, {str(unread_key["pk"]["S"]) for unread_key in unread}
@@ -216,5 +246,45 @@ class EnrollmentTable:
                 "ConditionExpression": "#place = :place",
                 "ExpressionAttributeNames": {"#place": "place"},
                 "ExpressionAttributeValues": {":place": {"S": place}},
+            }
+        }
+
+    def join_roster(self, client_id: str, phone_number: str, service_ids: Sequence[str]) -> dict[str, Any]:
+        """``service_ids`` added to the roster of the client's identities on the number (made if
+        none); refused (ConditionalCheckFailed) when it has no room for them all."""
+        return {
+            "Update": {
+                "TableName": self.name,
+                "Key": key(roster_of(client_id, phone_number)),
+                "UpdateExpression": "SET kind = :roster ADD serviceIds :ids",
+                "ConditionExpression": "attribute_not_exists(serviceIds) OR size(serviceIds) <= :room",
+                "ExpressionAttributeValues": {
+                    ":roster": {"S": ROSTER},
+                    ":ids": {"SS": list(service_ids)},
+                    ":room": {"N": str(ROSTER_LIMIT - len(service_ids))},
+                },
+            }
+        }
+
+    def leave_roster(self, roster: Mapping[str, Any], service_id: str) -> dict[str, Any]:
+        """``service_id`` taken off ``roster`` (as read): the roster deleted with its last identity,
+        so no item keeps a number the client no longer holds."""
+        values = {":service": {"S": service_id}, ":one": {"N": "1"}}
+        if set(roster["serviceIds"]) == {service_id}:
+            return {
+                "Delete": {
+                    "TableName": self.name,
+                    "Key": key(roster["pk"]),
+                    "ConditionExpression": "contains(serviceIds, :service) AND size(serviceIds) = :one",
+                    "ExpressionAttributeValues": values,
+                }
+            }
+        return {
+            "Update": {
+                "TableName": self.name,
+                "Key": key(roster["pk"]),
+                "UpdateExpression": "DELETE serviceIds :ids",
+                "ConditionExpression": "contains(serviceIds, :service) AND size(serviceIds) > :one",
+                "ExpressionAttributeValues": values | {":ids": {"SS": [service_id]}},
             }
         }

@@ -13,6 +13,7 @@ from phoneid.adapters.dynamodb.enrollments.items import (
     ATTEMPTS,
     BY_PHONE,
     IDENTITY,
+    WITHOUT_PII,
     Cancelled,
     Conflict,
     EnrollmentTable,
@@ -20,6 +21,7 @@ from phoneid.adapters.dynamodb.enrollments.items import (
     holder_keeps_place,
     key,
     place_of,
+    roster_of,
 )
 from phoneid.adapters.dynamodb.enrollments.pages import EnrollmentPages
 from phoneid.adapters.dynamodb.items import ms, plain, to_item
@@ -30,6 +32,7 @@ from phoneid.domain.enrollment import (
     Status,
     is_service_id,
     number_history,
+    oldest_first,
 )
 from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.signals import NumberHistory
@@ -52,28 +55,40 @@ class DynamoEnrollmentStore:
             return None
         return self._table.enrollment(values, with_pii=True)
 
-    def _on_number(self, client_id: str, phone_number: str) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
+    def _on_number(self, client_id: str, phone_number: str, *, with_pii: bool) -> list[Enrollment]:
+        """The client's identities of the number as they are now: those its roster lists (written
+        with each enrollment) and those the index holds (it may lag, and it alone knows identities
+        enrolled before rosters or past a full one), each read again from the table, consistently."""
+        roster = roster_of(client_id, phone_number)
+        rosters, unread = self._table.read_many([roster])
+        ids = set(rosters.get(roster, {}).get("serviceIds", ()))
         with provider_errors("enrollment lookup"):
             pages = self._table.db.get_paginator("query").paginate(
                 TableName=self._table.name,
                 IndexName=BY_PHONE,
                 KeyConditionExpression="phoneKey = :key",
                 ExpressionAttributeValues={":key": {"S": f"{client_id}#{phone_number}"}},
+                ProjectionExpression="serviceId",
             )
             for page in pages:
-                items.extend(plain(item) for item in page["Items"])
-        on_number = [values for values in items if held(values, client_id)]
-        return sorted(on_number, key=lambda values: (int(values["createdAtMs"]), values["serviceId"]))
+                ids.update(str(item["serviceId"]["S"]) for item in page["Items"])
+        found, unread_identities = self._table.read_many(
+            sorted(f"{client_id}#{service_id}" for service_id in ids),
+            () if with_pii else WITHOUT_PII,
+        )
+        if unread or unread_identities:
+            raise internal_error("enrollment lookup: reads left unprocessed")
+        return oldest_first(
+            self._table.enrollment(values, with_pii=with_pii)
+            for values in found.values()
+            if held(values, client_id) and values.get("phoneNumber") == phone_number
+        )
 
     def by_phone(self, client_id: str, phone_number: str) -> list[Enrollment]:
-        return [self._table.enrollment(v, with_pii=True) for v in self._on_number(client_id, phone_number)]
+        return self._on_number(client_id, phone_number, with_pii=True)
 
     def history(self, client_id: str, phone_number: str, short_tenure_since: datetime) -> NumberHistory:
-        on_number = self._on_number(client_id, phone_number)
-        return number_history(
-            [self._table.enrollment(v, with_pii=False) for v in on_number], short_tenure_since
-        )
+        return number_history(self._on_number(client_id, phone_number, with_pii=False), short_tenure_since)
 
     def page(
         self, client_id: str, *, limit: int, after: str | None, include_inactive: bool
@@ -87,6 +102,7 @@ class DynamoEnrollmentStore:
 
     def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
         place = place_of(enrollment)
+        rostered = True  # until the number's roster turns out full
         for _ in range(ATTEMPTS):
             holder = self._table.read(place)
             if holder is None:
@@ -105,10 +121,18 @@ class DynamoEnrollmentStore:
                 ]
                 if current is not None and current.get("place") == place:
                     items.append(self._table.leave_place(current["pk"], place))
+            if rostered:
+                items.append(
+                    self._table.join_roster(
+                        enrollment.client_id, enrollment.phone_number, [enrollment.service_id]
+                    )
+                )
             try:
                 self._table.transact(items, "enrollment")
-            except Cancelled:
-                continue  # the place changed hands meanwhile: look again
+            except Cancelled as cancelled:
+                if rostered and cancelled.codes[-1:] == ["ConditionalCheckFailed"]:
+                    rostered = False  # the roster is full: the index alone will find this one
+                continue  # or the place changed hands meanwhile: look again
             return enrollment, True
         raise internal_error("enrollment: too many concurrent changes")
 
@@ -153,6 +177,7 @@ class DynamoEnrollmentStore:
             if values is None or not held(values, client_id):
                 return None
             place = values.get("place")
+            roster = self._table.read(roster_of(client_id, values["phoneNumber"]))
             enrollment = self._table.enrollment(values, with_pii=False).apply(Action.DISENROLL, now)
             assert enrollment.expires_at is not None
             tombstone = {
@@ -190,9 +215,11 @@ class DynamoEnrollmentStore:
                         }
                     }
                 )
+            if roster is not None and service_id in roster.get("serviceIds", ()):
+                items.append(self._table.leave_roster(roster, service_id))
             try:
                 self._table.transact(items, "disenrollment")
             except Cancelled:
-                continue  # changed meanwhile (disenrolled, or its place taken): look again
+                continue  # changed meanwhile (disenrolled, its place taken, its roster changed): look again
             return enrollment
         raise internal_error("disenrollment: too many concurrent changes")
