@@ -275,4 +275,3 @@ def test_other_routes_ignore_the_header(api: Api) -> None:
 
     # Then it answers as it would without the header
     assert answer.status != 400 or answer.json()["code"] != 8001
-
