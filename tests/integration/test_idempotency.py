@@ -178,10 +178,11 @@ def test_another_clients_same_key_is_its_own(api: Api) -> None:
     assert other.status == 200
 
 
-def test_a_refusal_is_not_kept_so_the_corrected_request_runs_under_the_same_key(api: Api) -> None:
-    # Given an enrollment refused as invalid under a key
-    integrator, route = api.integrator(), ROUTES["identity"]
-    refused = keyed(integrator, route, {"phoneNumber": "not a number"})
+@pytest.mark.parametrize("name", ALL)
+def test_a_refusal_is_not_kept_so_the_corrected_request_runs_under_the_same_key(api: Api, name: str) -> None:
+    # Given a request refused as invalid under a key
+    integrator, route = route_of(api, name)
+    refused = keyed(integrator, route, {**route.body, "unknownField": 1})
     assert (refused.status, refused.json()["code"]) == (400, 8001)
 
     # When the corrected request is sent under the same key
