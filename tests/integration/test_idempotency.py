@@ -15,7 +15,7 @@ import pytest
 from phoneid.domain.idempotency import IdempotentRequest, fingerprint
 from phoneid_dev.gateway import HttpResponse
 from tests.fault_scenarios import _bound
-from tests.harness import Api, Integrator
+from tests.harness import Api, Integrator, at_once
 from tests.sandbox_numbers import TOKEN_ONLY
 
 VERIFIED_USER_PASS = "+12025550112"
@@ -276,3 +276,22 @@ def test_other_routes_ignore_the_header(api: Api) -> None:
 
     # Then it answers as it would without the header
     assert answer.status != 400 or answer.json()["code"] != 8001
+
+
+@pytest.mark.overlapping
+def test_requests_sent_at_once_under_one_key_run_once(api: Api) -> None:
+    # Given a client and an enrollment
+    integrator, route = route_of(api, "identity")
+    tables = written(api)
+
+    # When eight copies of it are sent at the same moment under one key
+    answers = at_once(lambda: keyed(integrator, route), 8)
+
+    # Then one ran: every 200 is its answer, byte for byte, every other answer the 409 of a key in use
+    successes = {answer.body for answer in answers if answer.status == 200}
+    assert len(successes) == 1, [(a.status, a.body) for a in answers]
+    assert all(answer.json()["code"] == 8020 for answer in answers if answer.status != 200)
+    # and one identity was enrolled: as many items as another client's one enrollment makes
+    made = len(written(api)["EnrollmentsTable"]) - len(tables["EnrollmentsTable"])
+    assert keyed(api.integrator(), route).status == 200
+    assert len(written(api)["EnrollmentsTable"]) - len(tables["EnrollmentsTable"]) == 2 * made
