@@ -106,7 +106,9 @@ _ANY_OBJECT = {
     },
 }
 
-# The header of the write routes whose functions keep answers (IDEMPOTENCY_TABLE in the template).
+# The header of the write routes whose functions keep answers (IDEMPOTENCY_TABLE in the template):
+# the key bare or as the draft's quoted string, as phoneid.domain.idempotency.parse_key reads it.
+_KEY_CHARACTERS = f"[A-Za-z0-9_.:+/=-]{{1,{MAX_KEY_LENGTH}}}"
 _IDEMPOTENCY_KEY = {
     "name": HEADER,
     "in": "header",
@@ -115,7 +117,7 @@ _IDEMPOTENCY_KEY = {
         "Makes a retry safe: the same key and request within 24 hours answer the first answer again; "
         f"another request under the key is 422 (8021), one still running 409 (8020). The key {KEY_RULE}."
     ),
-    "schema": {"type": "string", "pattern": f'^"?[A-Za-z0-9_.:+/=-]{{1,{MAX_KEY_LENGTH}}}"?$'},
+    "schema": {"type": "string", "pattern": f'^({_KEY_CHARACTERS}|"{_KEY_CHARACTERS}")$'},
 }
 
 _CLIENT_ID = {"type": "string", "minLength": 1, "maxLength": 128}

@@ -21,6 +21,8 @@ from phoneid.api import (
     unify_models,
     verify_models,
 )
+from phoneid.domain.errors import MalformedRequest
+from phoneid.domain.idempotency import parse_key
 from phoneid_dev.openapi import openapi_path, render
 from phoneid_dev.template import template
 
@@ -204,7 +206,14 @@ def test_exactly_the_six_write_routes_declare_the_idempotency_key_header() -> No
     parameter = next(p for p in verify["parameters"] if p["name"] == "Idempotency-Key")
     assert parameter["required"] is False
     assert re.fullmatch(parameter["schema"]["pattern"], '"8e03978e-40d5-43e8-bc93-6894a57f9324"')
-    assert not re.fullmatch(parameter["schema"]["pattern"], "two words")
+    # the pattern takes what the server reads as a key, and nothing it refuses
+    for sent in ("8e03978e", '"8e03978e"', "k" * 255, "A-z_0.9:+/="):
+        assert re.search(parameter["schema"]["pattern"], sent), sent
+        assert parse_key([sent]) == sent.strip('"')
+    for sent in ("two words", '"open', 'close"', "", '""', "k" * 256, "a,b"):
+        assert not re.search(parameter["schema"]["pattern"], sent), sent
+        with pytest.raises(MalformedRequest):
+            parse_key([sent])
 
 
 def test_every_post_declares_the_body_it_requires() -> None:
