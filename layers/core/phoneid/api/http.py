@@ -236,10 +236,12 @@ def entrypoint(
             logger.info("request refused at the edge", extra={"code": error.code})
             metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
             return refusal(error, event)
-        if isinstance(keyed, Replay):
+        response: dict[str, Any]
+        if isinstance(keyed, Replay):  # answered before under its Idempotency-Key: the route does not run
             metrics.add_metric(name="IdempotentReplays", unit=MetricUnit.Count, value=1)
-            return keyed.response
-        response: dict[str, Any] = idempotency.run(keyed, lambda: app.resolve(event, context))
+            response = keyed.response
+        else:
+            response = idempotency.run(keyed, lambda: app.resolve(event, context))
         metrics.add_metric(
             name=f"Responses{str(response['statusCode'])[0]}xx", unit=MetricUnit.Count, value=1
         )
