@@ -18,8 +18,8 @@ from typing import Any
 from phoneid.domain.errors import MalformedRequest
 
 HEADER = "Idempotency-Key"
-# How long a key answers its first response again: the draft leaves it to the server; 24 hours as
-# the draft's examples and Stripe do.
+# How long a key answers its first response again: the draft leaves it to the server; 24 hours, as
+# Stripe's API keeps its keys.
 KEY_LIFETIME = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
 _KEY = re.compile(rf"[A-Za-z0-9_.:+/=-]{{1,{MAX_KEY_LENGTH}}}")
