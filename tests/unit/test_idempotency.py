@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from phoneid.domain.errors import IdempotencyKeyInUse, IdempotencyKeyReused, MalformedRequest
-from phoneid.domain.idempotency import IdempotentRequest, fingerprint, parse_key, record_id
-from phoneid.services.idempotency import Claimed, IdempotentRequests, Replay
+from phoneid.domain.idempotency import Claimed, IdempotentRequest, Replay, fingerprint, parse_key, record_id
+from phoneid.services.idempotency import IdempotentRequests
 from tests.fakes import ContextCipher, FakeClock, InMemoryIdempotencyStore
 
 KEY = "8e03978e-40d5-43e8-bc93-6894a57f9324"

@@ -22,8 +22,8 @@ from phoneid.api import errors, idempotency, jsonbody
 from phoneid.bootstrap import container
 from phoneid.domain.clients import ALL_COUNTRIES, Caller, Flag, Solution
 from phoneid.domain.errors import InternalError, MalformedRequest, PhoneIdError, Unauthorized
+from phoneid.domain.idempotency import Replay
 from phoneid.domain.tokens import FlowToken
-from phoneid.services.idempotency import Replay
 from phoneid.tasks import Handler, metrics_cleared, traced
 
 logger = Logger()

@@ -15,8 +15,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from phoneid.api import jsonbody
 from phoneid.bootstrap import container
-from phoneid.domain.idempotency import HEADER, IdempotentRequest, fingerprint, parse_key
-from phoneid.services.idempotency import Claimed, Replay
+from phoneid.domain.idempotency import HEADER, Claimed, IdempotentRequest, Replay, fingerprint, parse_key
 
 
 def _header_values(event: dict[str, Any], name: str) -> list[str]:

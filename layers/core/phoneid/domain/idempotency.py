@@ -110,3 +110,17 @@ def stored(status_code: int) -> bool:
     may be sent under the same key (SPEC: after a non-200 the corrected request may be retried); a
     5xx is never kept, so a retry runs the request again."""
     return 200 <= status_code < 300
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The first answer under the key, as it was sent: status, headers and body."""
+
+    response: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """This attempt holds the key: it runs the request, then the key is kept or freed."""
+
+    record: KeyRecord

@@ -11,33 +11,18 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
 from phoneid.domain.errors import IdempotencyKeyInUse, IdempotencyKeyReused, PhoneIdError
-from phoneid.domain.idempotency import IdempotentRequest, KeyRecord, RecordStatus, stored
+from phoneid.domain.idempotency import Claimed, IdempotentRequest, KeyRecord, RecordStatus, Replay, stored
 from phoneid.ports import Clock, IdempotencyStore, PiiCipher
 
 logger = Logger(child=True)
 
 USE = "idempotency"
-
-
-@dataclass(frozen=True)
-class Replay:
-    """The first answer under the key, as it was sent: status, headers and body."""
-
-    response: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Claimed:
-    """This attempt holds the key: it runs the request, then ``finish`` keeps or frees the key."""
-
-    record: KeyRecord
 
 
 class IdempotentRequests:
