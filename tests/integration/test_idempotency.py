@@ -162,20 +162,24 @@ def test_key_order_and_spacing_do_not_make_another_request(api: Api) -> None:
     assert (again.status, again.body) == (first.status, first.body)
 
 
-def test_another_clients_same_key_is_its_own(api: Api) -> None:
-    # Given one client's enrollment under a key
-    alice, bob = api.integrator(), api.integrator()
-    route = ROUTES["identity"]
+@pytest.mark.parametrize("name", ALL)
+def test_another_clients_same_key_is_its_own(api: Api, name: str) -> None:
+    # Given one client's request answered under a key
+    alice, route = route_of(api, name)
     first = keyed(alice, route)
+    assert first.status == 200, first.body
 
-    # When another client sends the same key, with the same and then another body
-    same = keyed(bob, route)
-    other = keyed(bob, route, route.other_body, key="bobs-own-key")
+    # When other clients send the same key: one with another body, one with the same body
+    other = keyed(api.integrator(), route, route.other_body)
+    same = keyed(api.integrator(), route)
 
-    # Then each runs as that client's own request
-    assert same.status == 200
-    assert same.json()["serviceId"] != first.json()["serviceId"]
-    assert other.status == 200
+    # Then each runs as that client's own request: no 422, no replay of the first client's answer
+    assert other.status != 422, other.body
+    assert same.body != first.body
+    if name == "device_revoke":  # the device is not the other client's
+        assert (same.status, same.json()["code"]) == (404, 8011)
+    else:
+        assert same.status == 200, same.body
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -209,6 +213,24 @@ def test_a_key_expires_after_24_hours(api: Api) -> None:
     assert replayed.body == first.body
     assert after.status == 200
     assert after.json()["correlationId"] != first.json()["correlationId"]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_after_24_hours_the_key_is_free_for_another_request(api: Api, name: str) -> None:
+    # Given a request answered under a key
+    integrator, route = route_of(api, name)
+    assert keyed(integrator, route).status == 200
+
+    # When another request comes under the key just before, then 24 hours after, the first
+    api.clock.advance(hours=23, minutes=59, seconds=59)
+    before = keyed(Integrator(api, integrator.credentials), route, route.other_body)
+    api.clock.advance(seconds=1)
+    after = keyed(Integrator(api, integrator.credentials), route, route.other_body)
+
+    # Then it was the 422 of a key in use until then, and runs after (its own answer, no 422)
+    assert (before.status, before.json()["code"]) == (422, 8021)
+    assert after.status != 422
+    assert after.status in (200, 400, 404), after.body
 
 
 def test_without_the_header_every_request_runs(api: Api) -> None:
