@@ -19,6 +19,7 @@ from phoneid.domain.clients import Client
 from phoneid.domain.connect import Batch, BatchState, ConnectProfile
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.errors import PhoneIdError
+from phoneid.domain.idempotency import KeyRecord, RecordStatus
 from phoneid.domain.identity import Identity
 from phoneid.domain.session import Session, TransitionRejected
 from phoneid.domain.signals import ActivityCounts, ChangeEvent, ListEntry, ListKind
@@ -601,3 +602,34 @@ def enrolled_by_verify(
     [outcome] = manager.enroll_many(caller, [Enrollee(phone, customer, Pii())])
     assert isinstance(outcome, Enrolled), outcome
     return outcome
+
+
+class InMemoryIdempotencyStore:
+    """Conditional like the DynamoDB adapter: a claim takes a key with no record, an expired one or
+    an abandoned one; only the owner completes or releases."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, KeyRecord] = {}
+        self._lock = threading.Lock()
+
+    def claim(self, record: KeyRecord, now: datetime) -> KeyRecord | None:
+        with self._lock:
+            holder = self.items.get(record.record_id)
+            if holder is not None and not holder.claimable(now):
+                return holder
+            self.items[record.record_id] = record
+            return None
+
+    def complete(self, record: KeyRecord, response: bytes) -> bool:
+        with self._lock:
+            holder = self.items.get(record.record_id)
+            if holder is None or holder.owner != record.owner:
+                return False
+            self.items[record.record_id] = replace(holder, status=RecordStatus.COMPLETED, response=response)
+            return True
+
+    def release(self, record: KeyRecord) -> None:
+        with self._lock:
+            holder = self.items.get(record.record_id)
+            if holder is not None and holder.owner == record.owner:
+                del self.items[record.record_id]

@@ -12,6 +12,7 @@ import warnings
 from typing import Any
 
 from phoneid.api.models import ErrorBody
+from phoneid.domain.idempotency import HEADER, KEY_RULE, MAX_KEY_LENGTH
 from phoneid_dev.static import openapi_path
 from phoneid_dev.template import repository_root, template
 
@@ -30,6 +31,8 @@ _CODES = {
     8011: "not found",
     8018: "too many requests; see Retry-After",
     8019: "device revoked",
+    8020: "a request under this Idempotency-Key is still in progress",
+    8021: "the Idempotency-Key was used for another request",
     9100: "possession incomplete",
 }
 _Codes = dict[int, tuple[int, ...]]
@@ -38,6 +41,7 @@ _V3: _Codes = {400: (8001,), 401: (8002,), **_EDGE}  # a JSON body behind the ac
 _STEP = {**_V3, 400: (8001, 8003), 403: (8003, 8008)}
 _STARTING = {**_V3, 400: (8001, 8007), 403: (8009, 8010)}
 _SENDING = {**_V3, 400: (8001, 8007), 403: (8003, 8008, 8009, 8010)}
+_KEYED: _Codes = {409: (8020,), 422: (8021,)}  # a write under an Idempotency-Key
 
 # The error statuses of each operation, with the codes behind each: the handler's own, its
 # authorizer's 401 and the edge's 429 and 500. Kept in step with docs/api.md ("Statuses of each
@@ -45,19 +49,19 @@ _SENDING = {**_V3, 400: (8001, 8007), 403: (8003, 8008, 8009, 8010)}
 ERRORS: dict[tuple[str, str], _Codes] = {
     ("POST", "/token"): _V3,
     ("GET", "/.well-known/jwks.json"): _EDGE,
-    ("POST", "/v3/start"): _STARTING,
+    ("POST", "/v3/start"): {**_STARTING, **_KEYED},
     ("POST", "/v3/validate"): _STEP,
     ("POST", "/v3/challenge"): _STEP,
     ("POST", "/v3/complete"): _STEP,
     ("POST", "/v3/unify"): _STARTING,
     ("POST", "/v3/unify-status"): {**_V3, 400: (8001, 8003, 9100), 403: (8003, 8008, 8019)},
     ("POST", "/v3/unify-bind"): {**_V3, 400: (8001, 8003, 9100), 403: (8003, 8008, 8019)},
-    ("POST", "/v3/device/revoke"): {**_V3, 404: (8011,)},
-    ("POST", "/v3/verify"): _STARTING,
-    ("POST", "/v3/verify/batch"): _V3,
-    ("POST", "/v3/identity"): {**_V3, 403: (8010,)},
+    ("POST", "/v3/device/revoke"): {**_V3, 404: (8011,), **_KEYED},
+    ("POST", "/v3/verify"): {**_STARTING, **_KEYED},
+    ("POST", "/v3/verify/batch"): {**_V3, **_KEYED},
+    ("POST", "/v3/identity"): {**_V3, 403: (8010,), **_KEYED},
     ("GET", "/v3/identity"): _V3,
-    ("POST", "/v3/identity/batch"): _V3,
+    ("POST", "/v3/identity/batch"): {**_V3, **_KEYED},
     ("GET", "/v3/identity/{id}"): {**_V3, 404: (8011,)},
     ("DELETE", "/v3/identity/{id}"): {**_V3, 404: (8011,)},
     ("POST", "/v3/identity/{id}/activate"): {**_V3, 404: (8011,)},
@@ -100,6 +104,20 @@ _ANY_OBJECT = {
             "schema": {"type": "object", "description": "A JSON object of at most 4096 bytes; `{}` will do"}
         }
     },
+}
+
+# The header of the write routes whose functions keep answers (IDEMPOTENCY_TABLE in the template):
+# the key bare or as the draft's quoted string, as phoneid.domain.idempotency.parse_key reads it.
+_KEY_CHARACTERS = f"[A-Za-z0-9_.:+/=-]{{1,{MAX_KEY_LENGTH}}}"
+_IDEMPOTENCY_KEY = {
+    "name": HEADER,
+    "in": "header",
+    "required": False,
+    "description": (
+        "Makes a retry safe: the same key and request within 24 hours answer the first answer again; "
+        f"another request under the key is 422 (8021), one still running 409 (8020). The key {KEY_RULE}."
+    ),
+    "schema": {"type": "string", "pattern": f'^({_KEY_CHARACTERS}|"{_KEY_CHARACTERS}")$'},
 }
 
 _CLIENT_ID = {"type": "string", "minLength": 1, "maxLength": 128}
@@ -216,6 +234,8 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
                 route.authorizer or ""
             )
             operation["security"] = [{scheme: []}] if scheme else []
+            if _keeps_answers(route.function):
+                operation.setdefault("parameters", []).append(_IDEMPOTENCY_KEY)
     document["paths"]["/token"]["post"]["requestBody"] = _TOKEN_FORM
     for id_path, id_schema in _PATH_IDS.items():
         for operation in document["paths"][id_path].values():
@@ -227,6 +247,11 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
     link.update(_LINK_RESPONSES)
     document["servers"] = _servers()
     return document
+
+
+def _keeps_answers(function_id: str) -> bool:
+    """The function honours Idempotency-Key: the template gives it the idempotency table."""
+    return "IDEMPOTENCY_TABLE" in template().functions[function_id].environment
 
 
 def _servers() -> list[dict[str, Any]]:

@@ -12,4 +12,4 @@ def revoke(request: RevokeRequest) -> RevokeResponse:
     return container().unify.revoke(caller(app), request.deviceId)
 
 
-handler = entrypoint(app)
+handler = entrypoint(app, idempotent=True)

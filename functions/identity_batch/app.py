@@ -15,4 +15,4 @@ def enroll_batch(request: IdentityBatchRequest) -> BatchResponse:
     return container().identity_manager.enroll_batch(caller(app), request)
 
 
-handler = entrypoint(app, max_body_bytes=MAX_BATCH_BODY_BYTES)
+handler = entrypoint(app, max_body_bytes=MAX_BATCH_BODY_BYTES, idempotent=True)

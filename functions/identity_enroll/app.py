@@ -12,4 +12,4 @@ def enroll(request: IdentityEnrollRequest) -> EnrollResponse:
     return container().identity_manager.enroll(caller(app), request)
 
 
-handler = entrypoint(app)
+handler = entrypoint(app, idempotent=True)

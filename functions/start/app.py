@@ -12,4 +12,4 @@ def start(request: StartRequest) -> StartResponse:
     return container().staged.start(caller(app), request, public_base_url(app))
 
 
-handler = entrypoint(app)
+handler = entrypoint(app, idempotent=True)

@@ -12,4 +12,4 @@ def verify(request: VerifyRequest) -> VerifyResponse:
     return container().verify.verify(caller(app), request)
 
 
-handler = entrypoint(app)
+handler = entrypoint(app, idempotent=True)

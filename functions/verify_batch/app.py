@@ -15,4 +15,4 @@ def verify_batch(request: VerifyBatchRequest) -> VerifyBatchResponse:
     return container().verify.verify_batch(caller(app), request)
 
 
-handler = entrypoint(app, max_body_bytes=MAX_BATCH_BODY_BYTES)
+handler = entrypoint(app, max_body_bytes=MAX_BATCH_BODY_BYTES, idempotent=True)

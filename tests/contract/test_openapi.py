@@ -21,6 +21,8 @@ from phoneid.api import (
     unify_models,
     verify_models,
 )
+from phoneid.domain.errors import MalformedRequest
+from phoneid.domain.idempotency import parse_key
 from phoneid_dev.openapi import openapi_path, render
 from phoneid_dev.template import template
 
@@ -85,7 +87,8 @@ def test_openapi_covers_every_route_with_the_error_body() -> None:
     operations = _operations(_document())
     for route in template().routes:
         responses = operations[(route.method, route.path)]["responses"]
-        assert "422" not in responses
+        # The framework's 422 is replaced; a 422 left is the Idempotency-Key's own (8021)
+        assert "422" not in responses or "(8021)" in responses["422"]["description"]
         for status, response in responses.items():
             if int(status) < 400 or (route.path, status) == ("/l/{token}", "410"):
                 continue  # successes, and the Instant Link's page
@@ -130,19 +133,19 @@ def test_the_openapi_document_is_valid_openapi() -> None:
 STATUSES: dict[tuple[str, str], set[int]] = {
     ("POST", "/token"): {200, 400, 401, 429, 500},
     ("GET", "/.well-known/jwks.json"): {200, 429, 500},
-    ("POST", "/v3/start"): {200, 400, 401, 403, 429, 500},
+    ("POST", "/v3/start"): {200, 400, 401, 403, 409, 422, 429, 500},
     ("POST", "/v3/validate"): {200, 400, 401, 403, 429, 500},
     ("POST", "/v3/challenge"): {200, 400, 401, 403, 429, 500},
     ("POST", "/v3/complete"): {200, 400, 401, 403, 429, 500},
     ("POST", "/v3/unify"): {200, 400, 401, 403, 429, 500},
     ("POST", "/v3/unify-status"): {200, 400, 401, 403, 429, 500},
     ("POST", "/v3/unify-bind"): {200, 400, 401, 403, 429, 500},
-    ("POST", "/v3/device/revoke"): {200, 400, 401, 404, 429, 500},
-    ("POST", "/v3/verify"): {200, 400, 401, 403, 429, 500},
-    ("POST", "/v3/verify/batch"): {200, 400, 401, 429, 500},
-    ("POST", "/v3/identity"): {200, 400, 401, 403, 429, 500},
+    ("POST", "/v3/device/revoke"): {200, 400, 401, 404, 409, 422, 429, 500},
+    ("POST", "/v3/verify"): {200, 400, 401, 403, 409, 422, 429, 500},
+    ("POST", "/v3/verify/batch"): {200, 400, 401, 409, 422, 429, 500},
+    ("POST", "/v3/identity"): {200, 400, 401, 403, 409, 422, 429, 500},
     ("GET", "/v3/identity"): {200, 400, 401, 429, 500},
-    ("POST", "/v3/identity/batch"): {200, 400, 401, 429, 500},
+    ("POST", "/v3/identity/batch"): {200, 400, 401, 409, 422, 429, 500},
     ("GET", "/v3/identity/{id}"): {200, 400, 401, 404, 429, 500},
     ("DELETE", "/v3/identity/{id}"): {200, 400, 401, 404, 429, 500},
     ("POST", "/v3/identity/{id}/activate"): {200, 400, 401, 404, 429, 500},
@@ -175,6 +178,42 @@ def test_the_statuses_are_the_ones_docs_api_md_gives() -> None:
     rows = re.findall(r"^\| `(GET|POST|DELETE) ([^`]+)` \| ([0-9, ]+) \|$", section, re.MULTILINE)
     table = {(method, path): {int(s) for s in statuses.split(",")} for method, path, statuses in rows}
     assert table == STATUSES
+
+
+# The write routes that honour Idempotency-Key (docs/api.md#retries-with-an-idempotency-key).
+KEYED = {
+    ("POST", "/v3/start"),
+    ("POST", "/v3/verify"),
+    ("POST", "/v3/verify/batch"),
+    ("POST", "/v3/identity"),
+    ("POST", "/v3/identity/batch"),
+    ("POST", "/v3/device/revoke"),
+}
+
+
+def test_exactly_the_six_write_routes_declare_the_idempotency_key_header() -> None:
+    # Given every operation's header parameters
+    declaring = {
+        key
+        for key, operation in _operations(_document()).items()
+        for parameter in operation.get("parameters", [])
+        if parameter["in"] == "header" and parameter["name"] == "Idempotency-Key"
+    }
+
+    # Then the six write routes, and only they, declare it, optional, with its rule
+    assert declaring == KEYED
+    verify = _operations(_document())[("POST", "/v3/verify")]
+    parameter = next(p for p in verify["parameters"] if p["name"] == "Idempotency-Key")
+    assert parameter["required"] is False
+    assert re.fullmatch(parameter["schema"]["pattern"], '"8e03978e-40d5-43e8-bc93-6894a57f9324"')
+    # the pattern takes what the server reads as a key, and nothing it refuses
+    for sent in ("8e03978e", '"8e03978e"', "k" * 255, "A-z_0.9:+/="):
+        assert re.search(parameter["schema"]["pattern"], sent), sent
+        assert parse_key([sent]) == sent.strip('"')
+    for sent in ("two words", '"open', 'close"', "", '""', "k" * 256, "a,b"):
+        assert not re.search(parameter["schema"]["pattern"], sent), sent
+        with pytest.raises(MalformedRequest):
+            parse_key([sent])
 
 
 def test_every_post_declares_the_body_it_requires() -> None:
@@ -289,9 +328,11 @@ def _allows(string: dict[str, Any], value: str) -> bool:
 
 
 def test_patterns_appear_only_in_the_request_schemas_the_models_make() -> None:
-    # Parameters carry none: the checks below reach every pattern the document has
+    # Parameters carry none but the Idempotency-Key header (its own test above): the checks below
+    # reach every other pattern the document has
     text = json.dumps(_document())
-    assert text.count('"pattern"') == len([f for f in _constrained_fields() if "pattern" in f[2]])
+    keyed = len(KEYED)
+    assert text.count('"pattern"') == keyed + len([f for f in _constrained_fields() if "pattern" in f[2]])
 
 
 @pytest.mark.parametrize(

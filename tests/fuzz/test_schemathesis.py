@@ -50,6 +50,17 @@ _STATEFUL_400 = [
     "/v3/identity",
     "/v3/identity/{id}/lookup",
 ]
+# The write routes that honour Idempotency-Key: the fuzzer draws keys from the header's pattern and
+# sends one key with several bodies, so a valid request may be 422, the key used for another request
+# (docs/api.md#retries-with-an-idempotency-key): state no schema states, as 409 is.
+_KEYED = [
+    "/v3/start",
+    "/v3/verify",
+    "/v3/verify/batch",
+    "/v3/identity",
+    "/v3/identity/batch",
+    "/v3/device/revoke",
+]
 _IDENTITY_IDS = ["/v3/identity/{id}", "/v3/identity/{id}/activate", "/v3/identity/{id}/deactivate"]
 _ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "429"]
 
@@ -129,11 +140,19 @@ def _config(found: Fixtures) -> str:
     bound["body.deviceId"] = "deviceId"
     lines.append("[parameters]")
     lines += [f'"{key}" = {{ dictionary = "{name}", probability = 0.5 }}' for key, name in bound.items()]
+    accepted = {
+        "400": [path for path in _STATEFUL_400 if path not in _KEYED],
+        "400 422": [path for path in _STATEFUL_400 if path in _KEYED],
+        "422": [path for path in _KEYED if path not in _STATEFUL_400],
+    }
+    for also, paths in accepted.items():
+        lines += [
+            "[[operations]]",
+            f"include-path = {_toml(paths)}",
+            "[operations.checks.positive_data_acceptance]",
+            f"expected-statuses = {_toml([*_ACCEPTED, *also.split()])}",
+        ]
     lines += [
-        "[[operations]]",
-        f"include-path = {_toml(_STATEFUL_400)}",
-        "[operations.checks.positive_data_acceptance]",
-        f"expected-statuses = {_toml([*_ACCEPTED, '400'])}",
         # An Instant Link the fuzzer makes up is unknown: 410, the page of a used or expired link.
         "[[operations]]",
         'include-path = "/l/{token}"',

@@ -54,6 +54,9 @@ class Settings(BaseModel):
             address.strip() for address in self.connect_operator_emails.split(",") if address.strip()
         )
 
+    # Requests under an Idempotency-Key and their answers (the six write routes that honour it only).
+    idempotency_table: str = Field(default="", alias="IDEMPOTENCY_TABLE")
+
     # Days without a successful authentication after which a device key is deactivated.
     key_inactivity_days: int = Field(alias="KEY_INACTIVITY_DAYS", ge=1)
     # Token signing keys: one per window in this table, their private halves sealed by this KMS key;

@@ -12,6 +12,7 @@ from phoneid.domain.connect import Batch, BatchState, ConnectProfile
 from phoneid.domain.devicekeys import DeviceKey
 from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage
 from phoneid.domain.errors import PhoneIdError
+from phoneid.domain.idempotency import KeyRecord
 from phoneid.domain.identity import Identity
 from phoneid.domain.monitor import MonitorState
 from phoneid.domain.session import Session
@@ -180,6 +181,23 @@ class PiiCipher(Protocol):
         ...
 
     def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes: ...
+
+
+class IdempotencyStore(Protocol):
+    """One record per client and Idempotency-Key; every write is conditional."""
+
+    def claim(self, record: KeyRecord, now: datetime) -> KeyRecord | None:
+        """Write ``record`` when its key has no record, or one expired or abandoned at ``now``;
+        otherwise write nothing and return the record that holds the key."""
+        ...
+
+    def complete(self, record: KeyRecord, response: bytes) -> bool:
+        """Keep the sealed answer of ``record``'s request; False when its owner no longer holds it."""
+        ...
+
+    def release(self, record: KeyRecord) -> None:
+        """Delete ``record`` if its owner still holds it: the key is free for a retry."""
+        ...
 
 
 class RateLimiter(Protocol):

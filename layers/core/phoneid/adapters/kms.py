@@ -70,7 +70,7 @@ def _canonical(context: Mapping[str, str]) -> bytes:
 # Context entries that name one record; a data key is bound to the others (the client, the use), so
 # it seals many records of one client and use, and each record is bound to its whole context by the
 # AES-GCM associated data.
-_RECORD_NAMES = frozenset({"correlationId", "phoneNumber", "serviceId"})
+_RECORD_NAMES = frozenset({"correlationId", "phoneNumber", "serviceId", "idempotencyKey"})
 # How long, and for how many records, an instance seals with one data key (then asks for a new one),
 # and how long it keeps a data key it unwrapped to open records.
 _SEAL_SECONDS = 300.0

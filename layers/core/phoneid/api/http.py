@@ -18,10 +18,11 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from phoneid.api import errors, jsonbody
+from phoneid.api import errors, idempotency, jsonbody
 from phoneid.bootstrap import container
 from phoneid.domain.clients import ALL_COUNTRIES, Caller, Flag, Solution
 from phoneid.domain.errors import InternalError, MalformedRequest, PhoneIdError, Unauthorized
+from phoneid.domain.idempotency import Replay
 from phoneid.domain.tokens import FlowToken
 from phoneid.tasks import Handler, metrics_cleared, traced
 
@@ -204,11 +205,13 @@ def entrypoint(
     json_body: bool = True,
     browser: bool = False,
     max_body_bytes: int = MAX_BODY_BYTES,
+    idempotent: bool = False,
 ) -> Handler:
     """The Lambda handler for ``app``, with the same decorator stack and edge checks everywhere.
 
     ``max_body_bytes`` is the API's 4 KB unless a route needs more (batch enrollment,
-    docs/api.md#bodies-of-the-batch-calls).
+    docs/api.md#bodies-of-the-batch-calls). An ``idempotent`` route honours the Idempotency-Key
+    header (docs/api.md#retries-with-an-idempotency-key).
     """
 
     def refusal(error: PhoneIdError, event: dict[str, Any]) -> dict[str, Any]:
@@ -228,11 +231,17 @@ def entrypoint(
             if json_body:
                 _check_json_body(event, max_body_bytes)
                 _as_json(event)
+            keyed = idempotency.begin(event, context) if idempotent else None
         except PhoneIdError as error:
             logger.info("request refused at the edge", extra={"code": error.code})
             metrics.add_metric(name=f"Error{error.code}", unit=MetricUnit.Count, value=1)
             return refusal(error, event)
-        response: dict[str, Any] = app.resolve(event, context)
+        response: dict[str, Any]
+        if isinstance(keyed, Replay):  # answered before under its Idempotency-Key: the route does not run
+            metrics.add_metric(name="IdempotentReplays", unit=MetricUnit.Count, value=1)
+            response = keyed.response
+        else:
+            response = idempotency.run(keyed, lambda: app.resolve(event, context))
         metrics.add_metric(
             name=f"Responses{str(response['statusCode'])[0]}xx", unit=MetricUnit.Count, value=1
         )

@@ -134,6 +134,26 @@ class DeviceRevoked(PhoneIdError):
     default_message = "Device has been revoked; start a new unify session and complete possession"
 
 
+class IdempotencyKeyInUse(PhoneIdError):
+    """A request under the same Idempotency-Key is still running
+    (docs/api.md#retries-with-an-idempotency-key)."""
+
+    code = 8020
+    status = 409
+    default_message = "A request with this Idempotency-Key is still in progress; retry once it has answered"
+
+
+class IdempotencyKeyReused(PhoneIdError):
+    """The Idempotency-Key was used with another request: another body, path or method."""
+
+    code = 8021
+    status = 422
+    default_message = (
+        "This Idempotency-Key was used with a different request;"
+        " a key names one request (method, path and body)"
+    )
+
+
 class PossessionIncomplete(PhoneIdError):
     code = 9100
     status = 400
@@ -158,6 +178,8 @@ ALL_ERRORS: tuple[type[PhoneIdError], ...] = (
     IdentityNotFound,
     RateLimitExceeded,
     DeviceRevoked,
+    IdempotencyKeyInUse,
+    IdempotencyKeyReused,
     PossessionIncomplete,
     PhoneNumberKeyMismatch,
 )

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         ClientStore,
         ConnectProfiles,
         EnrollmentStore,
+        IdempotencyStore,
         IdentitySource,
         IdentityStore,
         MonitorStateStore,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
         SignalLists,
         TokenKeyStore,
     )
+    from phoneid.services.idempotency import IdempotentRequests
 
 
 class Stores(Keys):
@@ -65,6 +67,23 @@ class Stores(Keys):
         from phoneid.adapters.dynamodb.token_keys import DynamoTokenKeyStore
 
         return DynamoTokenKeyStore(self.dynamodb, self.settings.token_keys_table)
+
+    @cached_property
+    def idempotency_store(self) -> IdempotencyStore:
+        from phoneid.adapters.dynamodb.idempotency import DynamoIdempotencyStore
+
+        if not self.settings.idempotency_table:
+            raise RuntimeError(
+                "IDEMPOTENCY_TABLE is not set: only the routes honouring Idempotency-Key have it"
+            )
+        return DynamoIdempotencyStore(self.dynamodb, self.settings.idempotency_table)
+
+    @cached_property
+    def idempotency(self) -> IdempotentRequests:
+        """Requests under an Idempotency-Key; their answers sealed under the PII key."""
+        from phoneid.services.idempotency import IdempotentRequests
+
+        return IdempotentRequests(self.idempotency_store, self.cipher, self.clock)
 
     # --- identities: the operator's records, and Identity Manager's --------------------------
 
