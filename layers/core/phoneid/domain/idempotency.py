@@ -1,5 +1,5 @@
 """Idempotent writes: an ``Idempotency-Key`` and what one request under it is, as the IETF draft
-"The Idempotency-Key HTTP Header Field" describes them (docs/adr/0098-idempotency-keys.md).
+"The Idempotency-Key HTTP Header Field" describes them (docs/adr/0100-idempotency-keys.md).
 
 A key belongs to one client; a record says which request (its fingerprint) holds the key, whether
 that request is still running (until its lease ends) or answered, and when the key expires.

@@ -1,9 +1,9 @@
 """Requests under an Idempotency-Key: the first runs, a retry of it gets its answer again
-(docs/adr/0098-idempotency-keys.md).
+(docs/adr/0100-idempotency-keys.md).
 
 The answer is kept sealed under the PII key (``use: idempotency``): a verification's answer holds
 names, addresses and dates of birth, a start's the flow's authToken; the table holds nothing in clear
-but the client id, a digest of the key and one of the request (docs/adr/0099-idempotent-answers-sealed.md).
+but the client id, a digest of the key and one of the request (docs/adr/0101-idempotent-answers-sealed.md).
 """
 
 from __future__ import annotations
