@@ -329,7 +329,7 @@ class InMemoryEnrollmentStore:
     def enroll_many(self, enrollments: Sequence[Enrollment]) -> list[tuple[Enrollment, bool] | PhoneIdError]:
         return [self.enroll(enrollment) for enrollment in enrollments]
 
-    def get(self, client_id: str, service_id: str) -> Enrollment | None:
+    def get(self, client_id: str, service_id: str, *, with_pii: bool = True) -> Enrollment | None:
         found = self.items.get((client_id, service_id))
         return found if found is not None and found.exists else None
 
