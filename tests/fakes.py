@@ -568,3 +568,43 @@ def enrolled_by_verify(
     [outcome] = manager.enroll_many(caller, [Enrollee(phone, customer, Pii())])
     assert isinstance(outcome, Enrolled), outcome
     return outcome
+
+
+# --- push before poll -------------------------------------------------------------------------------
+
+from phoneid.domain.push import PushSignal, PushSubscription  # noqa: E402
+
+
+class InMemoryPushSubscriptions:
+    """The push subscriptions table's rules: by selector (ended kept), by identity (not ended), and
+    notification claims that expire after ``memory``."""
+
+    def __init__(self, memory: timedelta = timedelta(days=7)) -> None:
+        self.by_token: dict[str, PushSubscription] = {}
+        self.claims: dict[str, datetime] = {}  # key -> when the claim expires
+        self.memory = memory
+
+    def put(self, subscription: PushSubscription) -> None:
+        self.by_token[subscription.selector] = subscription
+
+    def by_selector(self, selector: str) -> PushSubscription | None:
+        return self.by_token.get(selector)
+
+    def for_identity(self, client_id: str, service_id: str) -> list[PushSubscription]:
+        latest: dict[PushSignal, PushSubscription] = {}
+        for s in self.by_token.values():
+            if (s.client_id, s.service_id) == (client_id, service_id) and not s.ended:
+                latest[s.signal] = s
+        return list(latest.values())
+
+    def end(self, subscription: PushSubscription, now: datetime) -> None:
+        self.by_token[subscription.selector] = replace(subscription, ended=True)
+
+    def claim_event(self, key: str, now: datetime) -> bool:
+        if key in self.claims and self.claims[key] > now:
+            return False
+        self.claims[key] = now + self.memory
+        return True
+
+    def release_event(self, key: str) -> None:
+        self.claims.pop(key, None)

@@ -135,25 +135,26 @@ def test_reachability_and_roaming_notifications_become_disconnect_and_moved_out_
 def test_a_repeated_notification_is_taken_once_and_again_after_seven_days(
     push: Setup, operator: FakeOperator, clock: FakeClock
 ) -> None:
-    # Given a SIM swap notification the stack took
+    # Given a notification the stack took: the device went unreachable
     phone = new_number()
     push.enroll(phone)
-    operator.script(phone, latestSimChange=clock.now())
+    operator.script(phone, reachable=False)
     (first,) = operator.subscriptions.sent
-    subscription = subscriptions_of(operator, phone)["sim-swap"]
+    subscription = subscriptions_of(operator, phone)["reachability"]
+    assert push.webhooks.deliver() == (1, 0)
 
     # When the operator sends it again (its retry after a lost answer)
     again = operator.subscriptions.deliver(subscription, first["event"])
 
     # Then it is answered 204 and makes no second event
     assert again == 204
-    assert push.webhooks.deliver() == (1, 0)
+    assert push.webhooks.deliver() == (0, 0)
 
-    # When the same id comes a week later: it is a new notification (its record expired)
+    # When the same source and id come over a week later: a new notification (its record expired)
     clock.advance(days=7, seconds=1)
-    clock_later = dict(first["event"], time=clock.now().isoformat())
-    assert operator.subscriptions.deliver(subscription, clock_later) == 204
+    assert operator.subscriptions.deliver(subscription, first["event"]) == 204
     assert push.webhooks.deliver() == (1, 0)
+    assert [e["eventType"] for e in push.receiver.events.values()] == ["DISCONNECT", "DISCONNECT"]
 
 
 def test_a_wrong_or_missing_token_is_401_a_malformed_event_400_and_an_ended_subscription_410(
