@@ -176,7 +176,7 @@ def test_a_wrong_or_missing_token_is_401_a_malformed_event_400_and_an_ended_subs
     selector, _, verifier = subscription.token.partition(".")
 
     # Then no token, another token and the right selector with a wrong verifier are 401 alike
-    for token in (None, "not-a-token", f"{selector}.{verifier[:-2]}xx", f"unknown.{verifier}"):
+    for token in (None, "not-a-token", f"{selector}.{verifier}x", f"unknown.{verifier}"):
         answer = notify(push.api, event, token)
         assert answer.status == 401, token
         assert answer.json() == {

@@ -264,7 +264,8 @@ def test_a_notification_that_fails_is_released_so_the_operators_retry_is_taken()
 def test_another_subscriptions_token_or_a_wrong_verifier_is_unauthorized_and_an_ended_one_gone() -> None:
     world = World()
     sim_swap = cloud_event(SUBSCRIBED_TYPE[PushSignal.SIM_SWAP], "sub-sim-swap")
-    wrong = world.tokens[PushSignal.SIM_SWAP][:-1] + "A"
+    right = world.tokens[PushSignal.SIM_SWAP]
+    wrong = right[:-1] + ("B" if right.endswith("A") else "A")
     with pytest.raises(Unauthorized):
         world.receive(PushSignal.SIM_SWAP, sim_swap, token=wrong)
     with pytest.raises(SubscriptionGone):  # the roaming token, for the SIM swap subscription
@@ -337,5 +338,35 @@ def test_an_operator_failing_at_enrollment_leaves_the_signal_polled_until_a_pass
     push.unsubscribe(world.client_id, world.identity.service_id)
     assert operator.made == {}
     ended = world.store.by_selector(subscription.selector)
+    assert ended is not None
+    assert ended.ended
+
+
+def test_a_subscription_that_expired_unrenewed_is_replaced_and_its_token_void() -> None:
+    world = World()
+    operator = Operator()
+    push = PushSubscriptions(
+        store=world.store,
+        operator=operator,
+        signals=frozenset({PushSignal.SIM_SWAP}),
+        base_url="https://api.example.com",
+        clock=world.clock,
+    )
+    (old,) = [
+        s
+        for s in world.store.for_identity(world.client_id, world.identity.service_id)
+        if s.signal == "sim-swap"
+    ]
+
+    world.clock.advance(days=31)  # no pass renewed it
+    assert push.ensure(world.identity) == frozenset()
+
+    (new,) = [
+        s
+        for s in world.store.for_identity(world.client_id, world.identity.service_id)
+        if s.signal == "sim-swap"
+    ]
+    assert new.selector != old.selector
+    ended = world.store.by_selector(old.selector)
     assert ended is not None
     assert ended.ended

@@ -47,10 +47,6 @@ class PushSubscriptions:
         self._sink = f"{base_url.rstrip('/')}{SINK_PATH}"
         self._clock = clock
 
-    @property
-    def signals(self) -> frozenset[PushSignal]:
-        return self._signals
-
     def subscribe(self, enrollment: Enrollment) -> None:
         """Every offered signal the identity has no live subscription to (enrollment, activation)."""
         now = self._clock.now()
@@ -68,8 +64,11 @@ class PushSubscriptions:
         for signal in sorted(self._signals - live):
             self._subscribe(enrollment, signal, now)
         for subscription in current:
+            if not subscription.live(now):  # expired unrenewed, replaced above: its token is void
+                self._store.end(subscription, now)
+                continue
             expiring = subscription.expires_at is not None and subscription.expires_at - now < RENEW_WITHIN
-            if subscription.live(now) and expiring and self._subscribe(enrollment, subscription.signal, now):
+            if expiring and self._subscribe(enrollment, subscription.signal, now):
                 self._delete(subscription, now)
         return live
 
