@@ -24,6 +24,10 @@ from tests.harness import PUBLIC_BASE_URL, Api, LogRecorder
 from tests.integration.test_webhooks import Receiver, Setup, Webhooks
 from tests.integration.test_webhooks import receiver as receiver  # the fixture
 
+# Each invocation a new instance: the IAM check sees every call each function makes on its own
+# (the operator's secret is read once per instance).
+pytestmark = pytest.mark.cold_instances
+
 _numbers = itertools.count(6000)
 SINK = f"{PUBLIC_BASE_URL}/operator/v1/notifications"
 SWAPPED = "org.camaraproject.sim-swap-subscriptions.v0.swapped"
