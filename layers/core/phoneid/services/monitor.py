@@ -8,6 +8,10 @@ the change-event log (the fraud policy reads it) and, when the client has a webh
 delivery; the identity's state is saved only after that, so a failure before it finds the change
 again on the next pass.
 
+Push before poll: where the operator offers CAMARA subscriptions, the pass first makes sure each
+identity has them (``phoneid.services.push``) and does not ask a pushed signal that has its
+baseline; the operator's notifications raise those changes (``phoneid.services.push_notifications``).
+
 US numbers only (as Prove's Identity Manager); inactive and disenrolled identities are not walked.
 A source that fails is skipped for that identity: a failure never raises an event. In Sandbox stacks
 the carrier ports are None and only the lists and the numbering plan are asked.
