@@ -189,7 +189,8 @@ def test_a_wrong_or_missing_token_is_401_a_malformed_event_400_and_an_ended_subs
         }
     # And a body that is not a CloudEvent is 400, naming what is wrong
     for body, reason in (
-        ("{not json", "the body is not JSON"),
+        ("{not json", "body is not valid JSON"),
+        ("[" * 40 + "]" * 40, "body nests arrays and objects over 32 levels deep"),
         (json.dumps({**event, "specversion": "0.3"}), "specversion must be 1.0"),
         (json.dumps({k: v for k, v in event.items() if k != "id"}), "id must be a non-empty string"),
         (json.dumps({**event, "data": {}}), "data.subscriptionId is required"),
