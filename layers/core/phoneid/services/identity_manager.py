@@ -225,20 +225,30 @@ class IdentityManager:
         if changed is None:
             raise IdentityNotFound()
         logger.info("identity changed", extra={"serviceId": service_id, "status": changed.status.value})
-        if self._push is not None:
-            if action is Action.ACTIVATE:
-                self._subscribe(caller.client_id, service_id)
-            else:
+        if action is Action.ACTIVATE:
+            self._subscribe(caller.client_id, service_id)
+        elif self._push is not None:
+            try:
                 self._push.unsubscribe(caller.client_id, service_id)
+            except Exception as error:  # the change is made; its notifications are then ignored
+                logger.warning(
+                    "push subscriptions not deleted",
+                    extra={"serviceId": service_id, "error_type": type(error).__name__},
+                )
         return SuccessResponse()
 
     def _subscribe(self, client_id: str, service_id: str) -> None:
-        """Subscriptions for an active US identity (the numbers the monitor watches)."""
+        """Subscriptions for an active US identity (the numbers the monitor watches); a failure is
+        logged, never the caller's: the monitor's next pass subscribes."""
         if self._push is None:
             return
-        enrollment = self._store.get(client_id, service_id, with_pii=False)
-        if enrollment is not None and enrollment.active and enrollment.country in MONITORED_COUNTRIES:
-            self._push.subscribe(enrollment)
+        try:
+            enrollment = self._store.get(client_id, service_id, with_pii=False)
+            if enrollment is not None and enrollment.active and enrollment.country in MONITORED_COUNTRIES:
+                self._push.subscribe(enrollment)
+        except Exception as error:
+            failed = {"serviceId": service_id, "error_type": type(error).__name__}
+            logger.warning("push subscriptions not made", extra=failed)
 
 
 def view(enrollment: Enrollment) -> IdentityView:
