@@ -21,6 +21,7 @@ from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.idempotency import KeyRecord, RecordStatus
 from phoneid.domain.identity import Identity
+from phoneid.domain.push import PushSignal, PushSubscription
 from phoneid.domain.session import Session, TransitionRejected
 from phoneid.domain.signals import ActivityCounts, ChangeEvent, ListEntry, ListKind
 from phoneid.domain.token_keys import PublicKey
@@ -352,7 +353,7 @@ class InMemoryEnrollmentStore:
     def enroll_many(self, enrollments: Sequence[Enrollment]) -> list[tuple[Enrollment, bool] | PhoneIdError]:
         return [self.enroll(enrollment) for enrollment in enrollments]
 
-    def get(self, client_id: str, service_id: str) -> Enrollment | None:
+    def get(self, client_id: str, service_id: str, *, with_pii: bool = True) -> Enrollment | None:
         found = self.items.get((client_id, service_id))
         return found if found is not None and found.exists else None
 
@@ -633,3 +634,41 @@ class InMemoryIdempotencyStore:
             holder = self.items.get(record.record_id)
             if holder is not None and holder.owner == record.owner:
                 del self.items[record.record_id]
+
+
+# --- push before poll -------------------------------------------------------------------------------
+
+
+class InMemoryPushSubscriptions:
+    """The push subscriptions table's rules: by selector (ended kept), by identity (not ended), and
+    notification claims that expire after ``memory``."""
+
+    def __init__(self, memory: timedelta = timedelta(days=7)) -> None:
+        self.by_token: dict[str, PushSubscription] = {}
+        self.claims: dict[str, datetime] = {}  # key -> when the claim expires
+        self.memory = memory
+
+    def put(self, subscription: PushSubscription) -> None:
+        self.by_token[subscription.selector] = subscription
+
+    def by_selector(self, selector: str) -> PushSubscription | None:
+        return self.by_token.get(selector)
+
+    def for_identity(self, client_id: str, service_id: str) -> list[PushSubscription]:
+        latest: dict[PushSignal, PushSubscription] = {}
+        for s in self.by_token.values():
+            if (s.client_id, s.service_id) == (client_id, service_id) and not s.ended:
+                latest[s.signal] = s
+        return list(latest.values())
+
+    def end(self, subscription: PushSubscription, now: datetime) -> None:
+        self.by_token[subscription.selector] = replace(subscription, ended=True)
+
+    def claim_event(self, key: str, now: datetime) -> bool:
+        if key in self.claims and self.claims[key] > now:
+            return False
+        self.claims[key] = now + self.memory
+        return True
+
+    def release_event(self, key: str) -> None:
+        self.claims.pop(key, None)

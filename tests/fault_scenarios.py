@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from phoneid.domain.clients import Solution
+from phoneid.domain.push import SUBSCRIBED_TYPE, PushSignal, PushSubscription, new_sink_token
 from phoneid_dev.gateway import HttpResponse
 from tests.device import Device, KeyPair, latest_link
 from tests.harness import Api, Integrator
@@ -302,6 +304,37 @@ def identity_lookup(make_api: MakeApi) -> Scenario:
     return Scenario(api, lambda: identities.call("GET", f"/v3/identity/{ENROLLED}/lookup"))
 
 
+def operator_notifications(make_api: MakeApi) -> Scenario:
+    """The operator pushes a disconnect of an enrolled identity whose client has a webhook. A Sandbox
+    stack has no operator: the subscription is stored as enrolling on a pushing stack stores it."""
+    api, identities, service_id = _identities(make_api)
+    client_id = identities.integrator.client_id
+    api.container.client_admin.set_webhook(client_id, "https://hooks.example.com/phoneid")
+    token = new_sink_token()
+    api.container.push_store.put(
+        PushSubscription(
+            client_id,
+            service_id,
+            PushSignal.REACHABILITY,
+            token.selector,
+            token.verifier_hash,
+            "subscription-1",
+            None,
+        )
+    )
+    event = {
+        "id": "notification-1",
+        "source": "https://operator.example/notifications",
+        "type": SUBSCRIBED_TYPE[PushSignal.REACHABILITY],
+        "specversion": "1.0",
+        "data": {"device": {"phoneNumber": ENROLLED}, "subscriptionId": "subscription-1"},
+        "time": "2026-11-22T12:00:00Z",
+    }
+    headers = {"content-type": "application/cloudevents+json", "authorization": f"Bearer {token.bearer}"}
+    body = json.dumps(event)
+    return Scenario(api, lambda: api.request("POST", "/operator/v1/notifications", body, headers), ok=204)
+
+
 # Keyed by the route's function in template.yaml.
 SCENARIOS: dict[str, Callable[[MakeApi], Scenario]] = {
     "TokenFunction": token,
@@ -333,4 +366,5 @@ SCENARIOS: dict[str, Callable[[MakeApi], Scenario]] = {
     "IdentityActivateFunction": identity_activate,
     "IdentityDeactivateFunction": identity_deactivate,
     "IdentityLookupFunction": identity_lookup,
+    "OperatorNotificationsFunction": operator_notifications,
 }

@@ -134,8 +134,11 @@ class DevStack:
         """Production Mobile Auth and carrier signals against a fake CAMARA operator.
 
         PHONEID_DEVICE_MSISDN is "this SIM"; ``POST /_local/operator`` scripts the signals per number.
+        The operator offers the CAMARA subscriptions PHONEID_OPERATOR_SUBSCRIPTIONS names (default
+        all three; empty: none, every signal polled), and sends their notifications from a thread.
         """
         self.operator = FakeOperator(device_msisdn=os.environ.get("PHONEID_DEVICE_MSISDN") or None).start()
+        self.operator.subscriptions.background = True
         secrets = boto3.client("secretsmanager")
         secrets.create_secret(Name="camara-operator", SecretString=self.operator.secret_string)
         settings = self.operator.settings
@@ -145,6 +148,9 @@ class DevStack:
             "CamaraApiUrl": settings["CAMARA_API_URL"],
             "CamaraCredentialsSecret": "camara-operator",
             "CamaraNetworkApiUrl": settings["CAMARA_NETWORK_API_URL"],
+            "CamaraSubscriptions": os.environ.get(
+                "PHONEID_OPERATOR_SUBSCRIPTIONS", "sim-swap,reachability,roaming"
+            ).strip(),
         }
 
     def create_client(self, with_public_key: bool = False, **spec: Any) -> dict[str, str]:

@@ -28,7 +28,7 @@ _CODES = {
     8008: "invalid correlationId",
     8009: "Sandbox access denied",
     8010: "unauthorized for country",
-    8011: "not found",
+    8011: "not found (410: the subscription has ended)",
     8018: "too many requests; see Retry-After",
     8019: "device revoked",
     8020: "a request under this Idempotency-Key is still in progress",
@@ -76,6 +76,7 @@ ERRORS: dict[tuple[str, str], _Codes] = {
     ("POST", "/client/v1/device-key"): {**_V3, 403: (8002, 8003, 8008, 8019)},
     ("POST", "/client/v1/device-key/register"): {**_V3, 403: (8002, 8003, 8008)},
     ("GET", "/l/{token}"): _EDGE,
+    ("POST", "/operator/v1/notifications"): {400: (8001,), 401: (8002,), 410: (8011,), **_EDGE},
 }
 
 _NO_STORE = {
@@ -94,6 +95,36 @@ _LINK_RESPONSES = {
         "content": {"text/html": {"schema": {"type": "string"}}},
     },
 }
+
+# The operator's CAMARA notification (docs/webhooks.md#push-before-poll), with the bearer token the
+# stack gave its subscription; read as JSON whatever its media type.
+_NOTIFICATION = {
+    "required": True,
+    "description": "A CloudEvents 1.0 notification of at most 4096 bytes, sent with `Authorization: "
+    "Bearer <the subscription's sinkCredential accessToken>`",
+    "content": {
+        "application/cloudevents+json": {
+            "schema": {
+                "type": "object",
+                "required": ["id", "source", "type", "specversion", "time", "data"],
+                "properties": {
+                    "id": {"type": "string", "minLength": 1, "maxLength": 256},
+                    "source": {"type": "string", "minLength": 1, "maxLength": 256},
+                    "type": {"type": "string", "minLength": 1, "maxLength": 256},
+                    "specversion": {"type": "string", "const": "1.0"},
+                    "time": {"type": "string", "format": "date-time"},
+                    "datacontenttype": {"type": "string"},
+                    "data": {
+                        "type": "object",
+                        "required": ["subscriptionId"],
+                        "properties": {"subscriptionId": {"type": "string", "minLength": 1}},
+                    },
+                },
+            }
+        }
+    },
+}
+_NOTIFICATION_TAKEN = {"204": {"description": "Taken, or a repeat of one taken (same source and id)"}}
 
 # A JSON object is required on every POST but /token (phoneid.api.http.entrypoint) even when the
 # handler reads nothing from it.
@@ -242,6 +273,10 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
             for parameter in operation.get("parameters", []):
                 if _plain(parameter["in"]) == "path" and parameter["name"] == "id":
                     parameter["schema"] = {**parameter["schema"], **id_schema}
+    notifications = document["paths"]["/operator/v1/notifications"]["post"]
+    notifications["requestBody"] = _NOTIFICATION
+    del notifications["responses"]["200"]
+    notifications["responses"].update(_NOTIFICATION_TAKEN)
     link = document["paths"]["/l/{token}"]["get"]["responses"]
     del link["200"]
     link.update(_LINK_RESPONSES)

@@ -29,6 +29,9 @@ or ``POST /_script`` (``{"phoneNumber": ..., facts...}``; ``DELETE /_script`` fo
                          ``call-forwarding``, ``tenure``, ``recycling``, ``kyc-match``,
                          ``reachability``, ``roaming``: answer that CAMARA error, answer late, or
                          answer something that is not JSON
+
+CAMARA subscriptions (SIM Swap, Device Reachability and Roaming Status) and the notifications a
+changed fact sends to their sinks: ``phoneid_dev.operator_subscriptions`` (``subscriptions``).
 """
 
 from __future__ import annotations
@@ -45,25 +48,13 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from phoneid_dev.operator_facts import ANSWERS, SIGNAL_APIS, check_fact
+from phoneid_dev.operator_facts import ANSWERS, ERRORS, SIGNAL_APIS, check_fact
+from phoneid_dev.operator_subscriptions import SUBSCRIPTION_APIS, OperatorSubscriptions
 
 API_PATH = "/number-verification/v2"
 SCOPE = "number-verification:verify"
 
 _PHONE = re.compile(r"^\+[1-9][0-9]{4,14}$")
-# CAMARA's error codes for the statuses a script can ask for.
-_ERRORS = {
-    400: ("INVALID_ARGUMENT", "Client specified an invalid argument, request body or query param."),
-    401: ("UNAUTHENTICATED", "Request not authenticated due to missing, invalid, or expired credentials."),
-    403: ("PERMISSION_DENIED", "Client does not have sufficient permissions to perform this action."),
-    404: ("IDENTIFIER_NOT_FOUND", "Device identifier not found."),
-    422: ("SERVICE_NOT_APPLICABLE", "The service is not available for the provided identifier."),
-    429: ("TOO_MANY_REQUESTS", "Rate limit reached."),
-    500: ("INTERNAL", "Unknown server error. Typically a server bug."),
-    502: ("BAD_GATEWAY", "An upstream internal service cannot be reached."),
-    503: ("UNAVAILABLE", "Service Unavailable."),
-    504: ("TIMEOUT", "Request timeout exceeded."),
-}
 
 
 @dataclass
@@ -86,6 +77,7 @@ class FakeOperator:
     _client_tokens: set[str] = field(default_factory=set)  # 2-legged access tokens
     _client_grants: int = 0
     _facts: dict[str, dict[str, Any]] = field(default_factory=dict)  # phone number -> scripted facts
+    subscriptions: OperatorSubscriptions = field(default_factory=OperatorSubscriptions)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -122,7 +114,10 @@ class FakeOperator:
             raise ValueError("phoneNumber must be E.164")
         checked = {name: check_fact(name, value) for name, value in facts.items()}
         with self._lock:
+            before = dict(self._facts.get(phone_number, {}))
             self._facts.setdefault(phone_number, {}).update(checked)
+            after = dict(self._facts[phone_number])
+        self.subscriptions.notice(phone_number, before, after)
 
     def script_json(self, payload: Mapping[str, Any]) -> None:
         """``script`` from a JSON object ``{"phoneNumber": ..., facts...}`` (``POST /_script``)."""
@@ -223,19 +218,38 @@ class FakeOperator:
 
     # --- network APIs (2-legged) --------------------------------------------------------------------
 
-    def _signal(self, request: Any, api: str, body: str) -> None:
+    def _authorised(self, request: Any) -> bool:
+        """A 2-legged token this operator issued; else the request is answered 401."""
         header = request.headers.get("Authorization") or ""
         with self._lock:
-            authorised = header.removeprefix("Bearer ") in self._client_tokens
-        if not header.startswith("Bearer ") or not authorised:
-            request._error(401, *_ERRORS[401])
+            authorised = (
+                header.startswith("Bearer ") and header.removeprefix("Bearer ") in self._client_tokens
+            )
+        if not authorised:
+            request._error(401, *ERRORS[401])
+        return authorised
+
+    def _subscription(self, request: Any, body: str | None) -> None:
+        if not self._authorised(request):
+            return
+        if body is None:
+            status, answer = self.subscriptions.delete(request.path)
+        else:
+            try:
+                status, answer = self.subscriptions.create(request.path, json.loads(body or "{}"))
+            except ValueError:
+                status, answer = 400, {"status": 400, "code": "INVALID_ARGUMENT", "message": "not JSON"}
+        request._send(status, answer)
+
+    def _signal(self, request: Any, api: str, body: str) -> None:
+        if not self._authorised(request):
             return
         try:
             payload = json.loads(body or "{}")
         except ValueError:
             payload = None
         if not isinstance(payload, dict):
-            request._error(400, *_ERRORS[400])
+            request._error(400, *ERRORS[400])
             return
         phone = (payload.get("device") or {}) if api in ("reachability", "roaming") else payload
         phone = phone.get("phoneNumber") if isinstance(phone, dict) else None
@@ -243,12 +257,12 @@ class FakeOperator:
             request._error(422, "MISSING_IDENTIFIER", "The device cannot be identified.")
             return
         if not isinstance(phone, str) or not _PHONE.match(phone):
-            request._error(400, *_ERRORS[400])
+            request._error(400, *ERRORS[400])
             return
         facts = self.facts(phone)
         failure = (facts.get("fail") or {}).get(api)
         if isinstance(failure, int):
-            request._error(failure, *_ERRORS.get(failure, ("INTERNAL", "Scripted failure.")))
+            request._error(failure, *ERRORS.get(failure, ("INTERNAL", "Scripted failure.")))
             return
         if failure == "malformed":
             request._send_raw(200, b"<html>not JSON</html>")
@@ -256,12 +270,12 @@ class FakeOperator:
         if isinstance(failure, str):  # "slow:<seconds>"
             time.sleep(float(failure.removeprefix("slow:")))
         if facts.get("unknown"):
-            request._error(404, *_ERRORS[404])
+            request._error(404, *ERRORS[404])
             return
         try:
             answer = ANSWERS[api](facts, payload)
         except (ValueError, TypeError):
-            request._error(400, *_ERRORS[400])
+            request._error(400, *ERRORS[400])
             return
         request._send(200, answer)
 
@@ -322,6 +336,8 @@ class _OperatorRequests(BaseHTTPRequestHandler):
         if self.path == "/_script":
             self.operator.clear_scripts()
             self._send(204)
+        elif self.path.rpartition("/")[0] in SUBSCRIPTION_APIS:
+            self.operator._subscription(self, None)
         else:
             self._error(404, "NOT_FOUND", "The specified resource is not found.")
 
@@ -337,6 +353,8 @@ class _OperatorRequests(BaseHTTPRequestHandler):
                 self._error(400, "INVALID_ARGUMENT", f"invalid script: {error}")
                 return
             self._send(204)
+        elif self.path in SUBSCRIPTION_APIS:
+            self.operator._subscription(self, body)
         elif self.path in SIGNAL_APIS:
             self.operator._signal(self, SIGNAL_APIS[self.path], body)
         elif self.path == f"{API_PATH}/verify":

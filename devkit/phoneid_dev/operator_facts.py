@@ -9,6 +9,19 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
+# CAMARA's error codes for the statuses a script can ask for.
+ERRORS = {
+    400: ("INVALID_ARGUMENT", "Client specified an invalid argument, request body or query param."),
+    401: ("UNAUTHENTICATED", "Request not authenticated due to missing, invalid, or expired credentials."),
+    403: ("PERMISSION_DENIED", "Client does not have sufficient permissions to perform this action."),
+    404: ("IDENTIFIER_NOT_FOUND", "Device identifier not found."),
+    422: ("SERVICE_NOT_APPLICABLE", "The service is not available for the provided identifier."),
+    429: ("TOO_MANY_REQUESTS", "Rate limit reached."),
+    500: ("INTERNAL", "Unknown server error. Typically a server bug."),
+    502: ("BAD_GATEWAY", "An upstream internal service cannot be reached."),
+    503: ("UNAVAILABLE", "Service Unavailable."),
+    504: ("TIMEOUT", "Request timeout exceeded."),
+}
 # Network API path -> the API's name in scripted failures.
 SIGNAL_APIS = {
     "/sim-swap/v2/retrieve-date": "sim-swap",

@@ -160,6 +160,7 @@ STATUSES: dict[tuple[str, str], set[int]] = {
     ("POST", "/client/v1/device-key"): {200, 400, 401, 403, 429, 500},
     ("POST", "/client/v1/device-key/register"): {200, 400, 401, 403, 429, 500},
     ("GET", "/l/{token}"): {302, 410, 429, 500},
+    ("POST", "/operator/v1/notifications"): {204, 400, 401, 410, 429, 500},
 }
 _API_MD = openapi_path().parent / "api.md"
 
@@ -223,7 +224,10 @@ def test_every_post_declares_the_body_it_requires() -> None:
             continue
         body = operation["requestBody"]
         assert body["required"] is True, path
-        media = "application/x-www-form-urlencoded" if path == "/token" else "application/json"
+        media = {
+            "/token": "application/x-www-form-urlencoded",
+            "/operator/v1/notifications": "application/cloudevents+json",
+        }.get(path, "application/json")
         assert list(body["content"]) == [media], path
     mobile_auth = _operations(_document())[("POST", "/client/v1/mobile-auth")]["requestBody"]
     assert mobile_auth["content"]["application/json"]["schema"]["type"] == "object"

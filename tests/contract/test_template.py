@@ -122,15 +122,17 @@ def test_gateway_responses_use_the_error_body_shape() -> None:
         assert body["code"] in {8000, 8001, 8002, 8018}, kind
 
 
-def test_only_token_keys_and_the_customers_phone_reach_the_api_without_a_bearer_token() -> None:
+def test_only_token_keys_the_customers_phone_and_the_operator_reach_the_api_without_a_bearer_token() -> None:
     open_routes = {route.path for route in template().routes if not route.authorized}
     # /token and the public keys; the operator's Mobile Auth redirect and the Instant Link opened on
-    # the phone carry their own single-use secrets instead.
+    # the phone carry their own single-use secrets instead, and the operator's notifications the
+    # token of their subscription, which the function checks.
     assert open_routes == {
         "/token",
         "/.well-known/jwks.json",
         "/client/v1/mobile-auth/callback",
         "/l/{token}",
+        "/operator/v1/notifications",
     }
     by_authorizer = {route.path: route.authorizer for route in template().routes if route.authorized}
     assert all(

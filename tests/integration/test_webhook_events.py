@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.harness import Api, load_event
@@ -31,3 +33,18 @@ def test_delivery_sample_for_a_client_without_webhook_is_consumed(api: Api) -> N
 
     # Then the message is consumed: no item is handed back for retry
     assert result == {"batchItemFailures": []}
+
+
+def test_operator_notification_sample_with_a_token_no_subscription_has_is_401(api: Api) -> None:
+    # Given the sample notification, whose bearer token the stack never gave
+    event = load_event("operator_notifications/sim_swap.json", {"<SINK_TOKEN>": "selector.verifier"})
+
+    # When the notifications function gets it
+    result = api.invoke("OperatorNotificationsFunction", event)
+
+    # Then it is refused with the error body, and nothing else is read
+    assert result["statusCode"] == 401
+    assert json.loads(result["body"]) == {
+        "code": 8002,
+        "message": "Unauthorized: the notification's bearer token is not one this stack gave",
+    }

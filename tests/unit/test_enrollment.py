@@ -339,3 +339,45 @@ def test_a_start_key_given_to_another_client_is_refused() -> None:
         service.list_page(CALLER, limit=1, start_key=others_key)
     with pytest.raises(MalformedRequest):
         service.list_page(CALLER, limit=1, start_key=spelled({**key_fields(others_key), "c": "client-a"}))
+
+
+class _FailingPush:
+    """Push subscriptions whose store is down: every call raises."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def subscribe(self, enrollment: Enrollment) -> None:
+        self.calls.append("subscribe")
+        raise RuntimeError("push subscriptions table unavailable")
+
+    def unsubscribe(self, client_id: str, service_id: str) -> None:
+        self.calls.append("unsubscribe")
+        raise RuntimeError("push subscriptions table unavailable")
+
+
+def test_a_push_failure_never_fails_the_enrollment_or_the_change_it_follows() -> None:
+    # Given Identity Manager on a pushing stack whose subscriptions cannot be written
+    store, clock = InMemoryEnrollmentStore(), FakeClock()
+    push = _FailingPush()
+    identities = IdentityManager(
+        store=store,
+        clock=clock,
+        region="US",
+        page_mac=LocalMac(),
+        push=push,  # type: ignore[arg-type]
+    )
+
+    # When an identity is enrolled, deactivated, activated and disenrolled
+    enrolled = identities.enroll(CALLER, IdentityEnrollRequest(phoneNumber="+12025550123"))
+    service_id = enrolled.serviceId
+    results = [
+        identities.deactivate(CALLER, service_id).success,
+        identities.activate(CALLER, service_id).success,
+        identities.disenroll(CALLER, service_id).success,
+    ]
+
+    # Then every call answered its success and made its change; push was asked each time
+    assert results == [True, True, True]
+    assert store.get(CALLER.client_id, service_id) is None
+    assert push.calls == ["subscribe", "unsubscribe", "subscribe", "unsubscribe"]

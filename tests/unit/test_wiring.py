@@ -19,7 +19,12 @@ NUMBERS = {
     "SMS_PER_NUMBER_PER_HOUR": "5",
     "SMS_PER_CLIENT_PER_HOUR": "500",
 }
-CHOICES = {"PHONEID_TIER": "production", "PHONEID_REGION": "US", "CONNECT_TRANSPORT": "s3"}
+CHOICES = {
+    "PHONEID_TIER": "production",
+    "PHONEID_REGION": "US",
+    "CONNECT_TRANSPORT": "s3",
+    "CAMARA_SUBSCRIPTIONS": "sim-swap,reachability,roaming",
+}
 CLIENTS = ("dynamodb", "kms", "sns", "sqs", "s3", "ses", "lambda_client", "secrets")
 
 

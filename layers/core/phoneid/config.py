@@ -81,6 +81,10 @@ class Settings(BaseModel):
     camara_credentials_secret: str = Field(default="", alias="CAMARA_CREDENTIALS_SECRET")
     # {apiRoot} of the operator's CAMARA network APIs (SIM Swap, KYC, ...); empty: no carrier signals.
     camara_network_api_url: str = Field(default="", alias="CAMARA_NETWORK_API_URL")
+    # The CAMARA subscriptions the operator offers (comma-separated: sim-swap, reachability, roaming);
+    # empty: every signal is polled. Push also needs PUBLIC_BASE_URL, the sink's base given to the operator.
+    camara_subscriptions: str = Field(default="", alias="CAMARA_SUBSCRIPTIONS")
+    push_subscriptions_table: str = Field(default="", alias="PUSH_SUBSCRIPTIONS_TABLE")
     # The queue of change events for the clients' webhooks (the monitor and delivery functions only).
     webhook_queue_url: str = Field(default="", alias="WEBHOOK_QUEUE_URL")
     # True on the local stack only (``phoneid dev``, and the moto stacks of the tests), which sets it;
@@ -101,6 +105,17 @@ class Settings(BaseModel):
     @property
     def carrier_signals_configured(self) -> bool:
         return all((self.camara_token_url, self.camara_credentials_secret, self.camara_network_api_url))
+
+    @property
+    def push_configured(self) -> bool:
+        return all(
+            (
+                self.carrier_signals_configured,
+                self.camara_subscriptions.strip(),
+                self.public_base_url,
+                self.push_subscriptions_table,
+            )
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

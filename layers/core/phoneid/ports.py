@@ -15,6 +15,7 @@ from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.idempotency import KeyRecord
 from phoneid.domain.identity import Identity
 from phoneid.domain.monitor import MonitorState
+from phoneid.domain.push import PushSignal, PushSubscription
 from phoneid.domain.session import Session
 from phoneid.domain.signals import (
     ActivityCounts,
@@ -361,8 +362,9 @@ class EnrollmentStore(NumberHistorySource, Protocol):
         few calls for all; an enrollment that fails has its error as its result."""
         ...
 
-    def get(self, client_id: str, service_id: str) -> Enrollment | None:
-        """The client's identity with its PII; None when unknown, another client's or disenrolled."""
+    def get(self, client_id: str, service_id: str, *, with_pii: bool = True) -> Enrollment | None:
+        """The client's identity, with its PII unless ``with_pii`` is False (nothing decrypted);
+        None when unknown, another client's or disenrolled."""
         ...
 
     def apply(self, client_id: str, service_id: str, action: Action, now: datetime) -> Enrollment | None:
@@ -401,6 +403,45 @@ class MonitorStateStore(Protocol):
 
     def save_monitor_state(self, client_id: str, service_id: str, state: MonitorState) -> bool:
         """Save ``state`` on the identity while it is active; False (nothing written) otherwise."""
+        ...
+
+
+class PushSubscriptionStore(Protocol):
+    """The stack's CAMARA subscriptions: found by the sink token's selector (the callback) and by
+    identity (the monitor, disenrollment), and the notifications already taken (de-duplication)."""
+
+    def put(self, subscription: PushSubscription) -> None: ...
+
+    def by_selector(self, selector: str) -> PushSubscription | None:
+        """The subscription of a sink token, ended ones included (while their tombstone lasts)."""
+        ...
+
+    def for_identity(self, client_id: str, service_id: str) -> list[PushSubscription]:
+        """The identity's subscriptions that have not ended."""
+        ...
+
+    def end(self, subscription: PushSubscription, now: datetime) -> None:
+        """Ended: no longer the identity's; its token answers "gone" for a while, then is forgotten."""
+        ...
+
+    def claim_event(self, key: str, now: datetime) -> bool:
+        """True the first time ``key`` is claimed (for a few days); False for a repeat."""
+        ...
+
+    def release_event(self, key: str) -> None: ...
+
+
+class OperatorSubscriptions(Protocol):
+    """The operator's CAMARA subscriptions APIs (SIM Swap, Device Reachability and Roaming Status)."""
+
+    def create(
+        self, signal: PushSignal, phone_number: str, *, sink: str, token: str, expires_at: datetime
+    ) -> tuple[str, datetime | None]:
+        """(subscription id, when the operator says it expires); SignalSourceError on failure."""
+        ...
+
+    def delete(self, signal: PushSignal, subscription_id: str) -> None:
+        """Gone at the operator (an unknown id too); SignalSourceError when it could not say."""
         ...
 
 

@@ -113,16 +113,18 @@ class CamaraNetworkClient:
         self._failure: str | None = None  # why the latest token request failed
         self._lock = threading.Lock()
 
-    def post(self, api: str, path: str, body: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The operator's JSON answer; None when it has no data for the number.
+    def post(
+        self, api: str, path: str, body: Mapping[str, Any] | None, *, method: str = "POST"
+    ) -> dict[str, Any] | None:
+        """The operator's JSON answer (``{}`` when it has none); None when it has no data for the number.
 
         ``api`` names the API in errors and logs. A token the operator no longer accepts (401) is
-        dropped and the call made once more with a fresh one.
+        dropped and the call made once more with a fresh one. ``method`` DELETE sends no body.
         """
         for attempt in (1, 2):
             token = self._bearer(api)
             try:
-                return self._call(api, path, body, token)
+                return self._call(api, path, body, token, method)
             except _Unauthorized:
                 self._drop(token)
                 if attempt == 2:
@@ -182,20 +184,23 @@ class CamaraNetworkClient:
 
     # --- calls -----------------------------------------------------------------------------------
 
-    def _call(self, api: str, path: str, body: Mapping[str, Any], token: str) -> dict[str, Any] | None:
+    def _call(
+        self, api: str, path: str, body: Mapping[str, Any] | None, token: str, method: str
+    ) -> dict[str, Any] | None:
         correlator = str(uuid.uuid4())
         status, answer = self._send(
             f"CAMARA {api}",
             f"{self._base_url}{path}",
-            json.dumps(body).encode(),
+            json.dumps(body).encode() if body is not None else None,
             {
                 "Authorization": f"Bearer {token}",
                 "Content-Type": "application/json",
                 "Accept": "application/json",
                 "x-correlator": correlator,
             },
+            method,
         )
-        if status == 200:
+        if status in (200, 201, 202, 204):  # 201, 202 and 204: subscriptions made and deleted
             return answer
         code = answer.get("code")
         code = code if isinstance(code, str) else None
@@ -210,12 +215,12 @@ class CamaraNetworkClient:
         raise CamaraRefused(api, status, code)
 
     def _send(
-        self, what: str, url: str, data: bytes, headers: Mapping[str, str]
+        self, what: str, url: str, data: bytes | None, headers: Mapping[str, str], method: str = "POST"
     ) -> tuple[int, dict[str, Any]]:
-        """(status, JSON object) of one POST; SignalSourceError when there is no usable answer."""
+        """(status, JSON object) of one call; SignalSourceError when there is no usable answer."""
         if not url.startswith(("https://", "http://")):
             raise SignalSourceError(f"{what}: URL must be http(s)")
-        request = urllib.request.Request(url, data=data, headers=dict(headers), method="POST")  # noqa: S310
+        request = urllib.request.Request(url, data=data, headers=dict(headers), method=method)  # noqa: S310
         try:
             try:
                 with urllib.request.urlopen(request, timeout=self._timeout) as response:  # noqa: S310
@@ -235,7 +240,7 @@ class CamaraNetworkClient:
         except ValueError:
             answer = None
         if not isinstance(answer, dict):
-            if status == 200:
+            if status in (200, 201):
                 raise SignalSourceError(f"{what}: malformed answer (HTTP {status})")
             answer = {}
         return status, answer

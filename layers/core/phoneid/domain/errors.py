@@ -122,6 +122,15 @@ class IdentityNotFound(PhoneIdError):
     default_message = "Identity not found"
 
 
+class SubscriptionGone(PhoneIdError):
+    """An operator's notification for a subscription that has ended: CAMARA's 410 tells the
+    operator to stop sending to this sink."""
+
+    code = 8011
+    status = 410
+    default_message = "Subscription not found: it has ended"
+
+
 class RateLimitExceeded(PhoneIdError):
     code = 8018
     status = 429

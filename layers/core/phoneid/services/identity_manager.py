@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote
 
 from aws_lambda_powertools import Logger
@@ -35,7 +35,11 @@ from phoneid.domain.lists import number_line_type
 from phoneid.domain.phone import PhoneNumber, Region, mask
 from phoneid.domain.phone_access import checked_phone
 from phoneid.ports import Clock, EnrollmentStore, KeyedDigest
+from phoneid.services.monitor import MONITORED_COUNTRIES
 from phoneid.services.page_keys import PageKeys
+
+if TYPE_CHECKING:
+    from phoneid.services.push import PushSubscriptions
 
 # Logs name serviceIds and masked numbers only: never names, attributes or customer ids.
 logger = Logger(child=True)
@@ -73,9 +77,18 @@ def _enrollee(fields: EnrollFields) -> Enrollee:
 
 class IdentityManager:
     def __init__(
-        self, *, store: EnrollmentStore, clock: Clock, region: Region, page_mac: KeyedDigest
+        self,
+        *,
+        store: EnrollmentStore,
+        clock: Clock,
+        region: Region,
+        page_mac: KeyedDigest,
+        push: PushSubscriptions | None = None,
     ) -> None:
         self._store = store
+        # The operator's subscriptions, when it offers them: made on enrollment and activation,
+        # deleted on deactivation and disenrollment (docs/webhooks.md#push-before-poll).
+        self._push = push
         self._clock = clock
         self._region = region
         self._page_keys = PageKeys(page_mac)  # lastKey / startKey, bound to the client
@@ -84,6 +97,7 @@ class IdentityManager:
 
     def enroll(self, caller: Caller, request: EnrollFields) -> EnrollResponse:
         enrolled = self._enroll_fields(caller, request)
+        self._subscribe(caller.client_id, enrolled.service_id)
         return EnrollResponse(serviceId=enrolled.service_id)
 
     def enroll_batch(self, caller: Caller, request: IdentityBatchRequest) -> BatchResponse:
@@ -211,7 +225,30 @@ class IdentityManager:
         if changed is None:
             raise IdentityNotFound()
         logger.info("identity changed", extra={"serviceId": service_id, "status": changed.status.value})
+        if action is Action.ACTIVATE:
+            self._subscribe(caller.client_id, service_id)
+        elif self._push is not None:
+            try:
+                self._push.unsubscribe(caller.client_id, service_id)
+            except Exception as error:  # the change is made; its notifications are then ignored
+                logger.warning(
+                    "push subscriptions not deleted",
+                    extra={"serviceId": service_id, "error_type": type(error).__name__},
+                )
         return SuccessResponse()
+
+    def _subscribe(self, client_id: str, service_id: str) -> None:
+        """Subscriptions for an active US identity (the numbers the monitor watches); a failure is
+        logged, never the caller's: the monitor's next pass subscribes."""
+        if self._push is None:
+            return
+        try:
+            enrollment = self._store.get(client_id, service_id, with_pii=False)
+            if enrollment is not None and enrollment.active and enrollment.country in MONITORED_COUNTRIES:
+                self._push.subscribe(enrollment)
+        except Exception as error:
+            failed = {"serviceId": service_id, "error_type": type(error).__name__}
+            logger.warning("push subscriptions not made", extra=failed)
 
 
 def view(enrollment: Enrollment) -> IdentityView:

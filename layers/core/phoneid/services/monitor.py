@@ -8,6 +8,10 @@ the change-event log (the fraud policy reads it) and, when the client has a webh
 delivery; the identity's state is saved only after that, so a failure before it finds the change
 again on the next pass.
 
+Push before poll: where the operator offers CAMARA subscriptions, the pass first makes sure each
+identity has them (``phoneid.services.push``) and does not ask a pushed signal that has its
+baseline; the operator's notifications raise those changes (``phoneid.services.push_notifications``).
+
 US numbers only (as Prove's Identity Manager); inactive and disenrolled identities are not walked.
 A source that fails is skipped for that identity: a failure never raises an event. In Sandbox stacks
 the carrier ports are None and only the lists and the numbering plan are asked.
@@ -21,7 +25,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from aws_lambda_powertools import Logger
 
@@ -29,6 +33,7 @@ from phoneid.domain import lists
 from phoneid.domain.enrollment import Enrollment
 from phoneid.domain.monitor import Fact, compare, needs_baseline
 from phoneid.domain.phone import mask
+from phoneid.domain.push import FACTS
 from phoneid.domain.signals import ChangeEvent, ChangeKind, ListKind
 from phoneid.domain.webhooks import DESCRIPTIONS
 from phoneid.ports import (
@@ -44,6 +49,9 @@ from phoneid.ports import (
     WebhookQueue,
 )
 from phoneid.services.pools import submit_in_context
+
+if TYPE_CHECKING:
+    from phoneid.services.push import PushSubscriptions
 
 logger = Logger(child=True)
 
@@ -135,6 +143,7 @@ class ChangeMonitor:
         clock: Clock,
         workers: int = 8,
         page_size: int = 100,
+        push: PushSubscriptions | None = None,
     ) -> None:
         self._enrollments = enrollments
         self._states = states
@@ -145,6 +154,8 @@ class ChangeMonitor:
         self._clock = clock
         self._workers = workers
         self._page_size = page_size
+        # Push before poll: a signal the operator pushes for an identity is not polled for it.
+        self._push = push
 
     def run(self, time_left: Callable[[], float] | None = None) -> PassReport:
         """One pass; ``time_left`` (seconds left of the invocation) lets it stop in time."""
@@ -181,7 +192,12 @@ class ChangeMonitor:
         try:
             state = self._states.monitor_state(enrollment.client_id, enrollment.service_id)
             previous = None if needs_baseline(state, enrollment.updated_at) else state
-            observed = self._observe(enrollment)
+            # A pushed signal is polled only while it has no baseline (to compare with if its
+            # subscription ends); then its notifications keep the state current.
+            pushed = self._push.ensure(enrollment) if self._push is not None else frozenset()
+            known = previous.facts if previous is not None else {}
+            skip = {FACTS[signal] for signal in pushed if FACTS[signal].value in known}
+            observed = self._observe(enrollment, skip=skip)
             changes, saved = compare(previous, observed, now=walk.now, home_country=enrollment.country)
             found = [
                 ChangeEvent(
@@ -219,8 +235,9 @@ class ChangeMonitor:
             )
         return len(found), queued
 
-    def _observe(self, enrollment: Enrollment) -> dict[Fact, Any]:
-        """The facts the sources could give; a failed source is logged and left out."""
+    def _observe(self, enrollment: Enrollment, skip: set[Fact]) -> dict[Fact, Any]:
+        """The facts the sources could give, but those in ``skip`` (pushed); a failed source is
+        logged and left out."""
         phone = enrollment.phone_number
         sources = self._sources
         asks: list[tuple[str, Fact, Callable[[], Any]]] = [
@@ -239,6 +256,8 @@ class ChangeMonitor:
             asks.append(("roaming", Fact.ROAMING, lambda: status.roaming_country(phone)))
         observed: dict[Fact, Any] = {}
         for name, fact, ask in asks:
+            if fact in skip:
+                continue
             try:
                 value = ask()
             except Exception as error:  # a failed source is skipped, never an event

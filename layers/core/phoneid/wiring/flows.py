@@ -7,6 +7,7 @@ from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from phoneid.wiring.push import Push
 from phoneid.wiring.signals import Signals
 from phoneid.wiring.tokens import Tokens
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from phoneid.services.verify import VerifyService
 
 
-class Flows(Signals, Tokens):
+class Flows(Signals, Tokens, Push):
     # --- limits ------------------------------------------------------------------------------
 
     @cached_property
@@ -164,6 +165,7 @@ class Flows(Signals, Tokens):
             clock=self.clock,
             region=self.settings.region,
             page_mac=self.page_key_mac,
+            push=self.push_subscriptions,
         )
 
     @cached_property

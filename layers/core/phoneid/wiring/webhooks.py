@@ -6,22 +6,15 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from phoneid.wiring.carrier import Carrier
-from phoneid.wiring.stores import Stores
+from phoneid.wiring.push import Push
 
 if TYPE_CHECKING:
-    from phoneid.ports import WebhookQueue, WebhookSender
+    from phoneid.ports import WebhookSender
     from phoneid.services.monitor import ChangeMonitor
     from phoneid.services.webhooks import WebhookDelivery
 
 
-class Webhooks(Stores, Carrier):
-    @cached_property
-    def webhook_queue(self) -> WebhookQueue:
-        from phoneid.adapters.sqs import SqsWebhookQueue
-
-        return SqsWebhookQueue(self.sqs, self.settings.webhook_queue_url)
-
+class Webhooks(Push):
     @cached_property
     def webhook_sender(self) -> WebhookSender:
         """Loopback receivers only on the local stack (its setting); every other stack delivers to
@@ -48,6 +41,7 @@ class Webhooks(Stores, Carrier):
             queue=self.webhook_queue,
             clients=self.clients,
             clock=self.clock,
+            push=self.push_subscriptions,
         )
 
     @cached_property

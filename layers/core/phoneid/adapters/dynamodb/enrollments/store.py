@@ -47,13 +47,13 @@ class DynamoEnrollmentStore:
 
     # --- reads -------------------------------------------------------------------------------
 
-    def get(self, client_id: str, service_id: str) -> Enrollment | None:
+    def get(self, client_id: str, service_id: str, *, with_pii: bool = True) -> Enrollment | None:
         if not is_service_id(service_id):
             return None
         values = self._table.read(f"{client_id}#{service_id}")
         if values is None or not held(values, client_id):
             return None
-        return self._table.enrollment(values, with_pii=True)
+        return self._table.enrollment(values, with_pii=with_pii)
 
     def _on_number(self, client_id: str, phone_number: str, *, with_pii: bool) -> list[Enrollment]:
         """The client's identities of the number as they are now: those its roster lists (written
