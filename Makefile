@@ -125,7 +125,7 @@ test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 # whose answers must not queue behind the suite's computing; the suite only wants the CPU left over.
 pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
-	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) nice -n 10 pytest -n 2 --dist loadgroup -q -m 'not fuzz' --durations=20
+	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) nice -n 10 pytest -n 2 -q -m 'not fuzz' --durations=20
 	python -m phoneid_dev.access $(ACCESS_RECORDS) --unused
 
 # Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The

@@ -50,8 +50,6 @@ apply_all()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # pytest-xdist declares it too; run without xdist (-p no:xdist), the suite's own hook still sets it
-    config.addinivalue_line("markers", "xdist_group(name): run on the same worker as the group's other tests")
     config.addinivalue_line(
         "markers",
         "overlapping: make_api's stacks run their functions in worker processes, so requests overlap",
@@ -61,17 +59,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "cold_instances: every function invocation of make_api's stacks is a new Lambda instance, "
         "which shares no cache with another function (what the IAM check must see each function call)",
     )
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A module's tests that share a fixture made once per module (a local stack of its own, every
-    function run cold) go to one worker under `--dist loadgroup`: split between two, both would make it."""
-    for item in items:
-        fixtures = getattr(item, "_fixtureinfo", None)
-        definitions = fixtures.name2fixturedefs.values() if fixtures else ()
-        if any(each[-1].scope == "module" for each in definitions):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
