@@ -20,13 +20,16 @@ A broader line type and a narrower one of the same family are not a change: the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from phoneid.domain.signals import ChangeKind
+from phoneid.domain.enrollment import Enrollment
+from phoneid.domain.signals import ChangeEvent, ChangeKind
+from phoneid.domain.webhooks import DESCRIPTIONS
 
 
 class Fact(StrEnum):
@@ -58,6 +61,24 @@ class Change:
     kind: ChangeKind
     occurred_at: datetime
     description: str | None = None  # None: the kind's own description
+
+
+def change_events(enrollment: Enrollment, changes: Iterable[Change]) -> list[ChangeEvent]:
+    """Each change of an enrolled identity's number as the event logged and sent to its client's
+    webhook, under an id of its own, whether a pass or the operator's push found it."""
+    return [
+        ChangeEvent(
+            event_id=str(uuid.uuid4()),
+            kind=change.kind,
+            phone_number=enrollment.phone_number,
+            occurred_at=change.occurred_at,
+            client_id=enrollment.client_id,
+            service_id=enrollment.service_id,
+            client_customer_id=enrollment.client_customer_id,
+            description=change.description or DESCRIPTIONS[change.kind],
+        )
+        for change in changes
+    ]
 
 
 def _moment(value: Any) -> datetime | None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,11 +30,10 @@ from aws_lambda_powertools import Logger
 
 from phoneid.domain import lists
 from phoneid.domain.enrollment import Enrollment
-from phoneid.domain.monitor import Fact, compare, needs_baseline
+from phoneid.domain.monitor import Fact, change_events, compare, needs_baseline
 from phoneid.domain.phone import mask
 from phoneid.domain.push import FACTS
 from phoneid.domain.signals import ChangeEvent, ChangeKind, ListKind
-from phoneid.domain.webhooks import DESCRIPTIONS
 from phoneid.ports import (
     ChangeEventLog,
     ClientStore,
@@ -199,19 +197,7 @@ class ChangeMonitor:
             skip = {FACTS[signal] for signal in pushed if FACTS[signal].value in known}
             observed = self._observe(enrollment, skip=skip)
             changes, saved = compare(previous, observed, now=walk.now, home_country=enrollment.country)
-            found = [
-                ChangeEvent(
-                    event_id=str(uuid.uuid4()),
-                    kind=change.kind,
-                    phone_number=enrollment.phone_number,
-                    occurred_at=change.occurred_at,
-                    client_id=enrollment.client_id,
-                    service_id=enrollment.service_id,
-                    client_customer_id=enrollment.client_customer_id,
-                    description=change.description or DESCRIPTIONS[change.kind],
-                )
-                for change in changes
-            ]
+            found = change_events(enrollment, changes)
             if found:
                 self._change_events.append(walk.first_of(found))
             queued = 0

@@ -16,13 +16,12 @@ turned into the monitor's change events.
 from __future__ import annotations
 
 import hashlib
-import uuid
 
 from aws_lambda_powertools import Logger
 
 from phoneid.api import jsonbody
 from phoneid.domain.errors import SubscriptionGone, Unauthorized
-from phoneid.domain.monitor import MonitorState, compare, needs_baseline
+from phoneid.domain.monitor import MonitorState, change_events, compare, needs_baseline
 from phoneid.domain.phone import mask
 from phoneid.domain.push import (
     KEEP,
@@ -33,8 +32,6 @@ from phoneid.domain.push import (
     transition,
     verifier_matches,
 )
-from phoneid.domain.signals import ChangeEvent
-from phoneid.domain.webhooks import DESCRIPTIONS
 from phoneid.ports import (
     ChangeEventLog,
     ClientStore,
@@ -121,19 +118,7 @@ class PushNotifications:
         changes, saved = compare(
             MonitorState(facts=facts), {fact: value}, now=now, home_country=enrollment.country
         )
-        found = [
-            ChangeEvent(
-                event_id=str(uuid.uuid4()),
-                kind=change.kind,
-                phone_number=enrollment.phone_number,
-                occurred_at=change.occurred_at,
-                client_id=enrollment.client_id,
-                service_id=enrollment.service_id,
-                client_customer_id=enrollment.client_customer_id,
-                description=change.description or DESCRIPTIONS[change.kind],
-            )
-            for change in changes
-        ]
+        found = change_events(enrollment, changes)
         if found:
             self._change_events.append(found)
             client = self._clients.get(enrollment.client_id)
