@@ -13,7 +13,9 @@ Between the local stack and a worker: one line of JSON each way per invocation, 
 (the worker's stdout and stderr stay the function's log, as in Lambda). A request carries the event
 and the local clock's offset; the answer is the handler's result or Lambda's error payload. A
 worker that exits mid-invocation answers ``Runtime.ExitError``; one that overruns its function's
-timeout is stopped and answers ``Sandbox.Timedout``, as Lambda reports them to Step Functions.
+timeout is stopped and answers ``Sandbox.Timedout``, as Lambda reports them to Step Functions. A
+new worker's import of its handler is Lambda's init phase, timed apart from the invocation: it
+says it is ready before its first invocation's timeout starts.
 
 Run as ``python -m phoneid_dev.processes --fd N --module-path P --handler H --function F
 --timeout T``: the worker's side.
@@ -48,6 +50,11 @@ log = logging.getLogger("phoneid_dev.processes")
 
 # A worker gets this long beyond its function's timeout to answer before it is stopped.
 _GRACE_SECONDS = 5.0
+# Lambda's init phase has its own 10 s; past them, Lambda runs init again within the first
+# invocation, under the function's timeout. So a new worker has at most 10 s plus its timeout to
+# be ready, and its first invocation's timeout starts when it is.
+_INIT_SECONDS = 10.0
+_READY = b'{"ready": true}\n'
 
 
 @dataclass(frozen=True)
@@ -93,10 +100,16 @@ class _Worker:
         theirs.close()
         self._socket = ours
         self._stream = ours.makefile("rwb")
+        self._ready = False
 
     def call(self, event: Any, clock_offset: float) -> tuple[Any, dict[str, Any] | None]:
-        self._socket.settimeout(self.spec.timeout_seconds + _GRACE_SECONDS)
         try:
+            if not self._ready:
+                self._socket.settimeout(_INIT_SECONDS + self.spec.timeout_seconds + _GRACE_SECONDS)
+                self._ready = self._stream.readline() == _READY
+                if not self._ready:
+                    raise OSError("the worker ended its init without saying it was ready")
+            self._socket.settimeout(self.spec.timeout_seconds + _GRACE_SECONDS)
             self._stream.write(json.dumps({"event": event, "clockOffset": clock_offset}).encode() + b"\n")
             self._stream.flush()
             line = self._stream.readline()
@@ -249,9 +262,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, required=True, help="the function's timeout, seconds")
     args = parser.parse_args(argv)
     install_from_environment()  # when the local stack records its functions' calls
-    with invoked_in_worker(args.function):  # the import is Lambda's init phase, under the function's role
-        handler = _load(args.module_path, args.handler)
     with socket.socket(fileno=args.fd) as connection, connection.makefile("rwb") as stream:
+        with invoked_in_worker(args.function):  # the import is Lambda's init phase, under the function's role
+            handler = _load(args.module_path, args.handler)
+        stream.write(_READY)
+        stream.flush()
         serve(stream, handler, args.function, args.timeout)
     return 0
 

@@ -123,6 +123,24 @@ def test_a_function_past_its_timeout_is_stopped_and_answers_sandbox_timedout(
     assert "hangsFunction" not in pool.pids()
 
 
+def test_a_new_workers_init_is_not_counted_in_its_first_invocations_timeout(
+    environment: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a function whose timeout is shorter than a new process takes to import its handler
+    # (Python, boto3 and the domain package: Lambda's init phase, which has its own 10 s)
+    monkeypatch.setattr(processes, "_GRACE_SECONDS", 0.0)
+    quick = FunctionProcesses({"echoFunction": spec("echo", timeout=0.25)}, environment, limit=1)
+    try:
+        # When it is invoked cold
+        result, error = quick.invoke("echoFunction", {"chunk": 1})
+    finally:
+        quick.stop()
+
+    # Then the invocation's timeout started once the process was ready: it answers
+    assert error is None, error
+    assert result["event"] == {"chunk": 1}
+
+
 def test_a_result_that_is_not_json_is_an_error_not_a_lost_invocation(pool: FunctionProcesses) -> None:
     result, error = pool.invoke("not_jsonFunction", {})
 
