@@ -23,7 +23,7 @@ import concurrent.futures
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
@@ -89,6 +89,26 @@ class PassReport:
         }
 
 
+@dataclass(frozen=True)
+class PageReport:
+    """What checking some identities came to; summed over pages."""
+
+    checked: int = 0  # identities checked (in a resumed pass: or checked by it before)
+    events: int = 0  # change events found
+    queued: int = 0  # of those, queued for a webhook
+    skipped: int = 0  # not monitored (not US) or failed: not checked again in this pass
+    late: int = 0  # not checked for want of time: the page is to be checked again
+
+    def __add__(self, other: PageReport) -> PageReport:
+        return PageReport(
+            self.checked + other.checked,
+            self.events + other.events,
+            self.queued + other.queued,
+            self.skipped + other.skipped,
+            self.late + other.late,
+        )
+
+
 @dataclass
 class _Pass:
     """One pass: its time, the clients' webhooks (read once) and the events already logged."""
@@ -96,6 +116,7 @@ class _Pass:
     now: datetime
     clients: ClientStore
     time_left: Callable[[], float] | None
+    pass_id: str | None = None  # a pass of the workflow: each identity checked once in it
     _webhooks: dict[str, bool] = field(default_factory=dict)
     _logged: set[tuple[str, str, ChangeKind, datetime]] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -160,37 +181,58 @@ class ChangeMonitor:
     def run(self, time_left: Callable[[], float] | None = None) -> PassReport:
         """One pass; ``time_left`` (seconds left of the invocation) lets it stop in time."""
         walk = _Pass(now=self._clock.now(), clients=self._clients, time_left=time_left)
-        checked = events = queued = skipped = 0
+        totals = PageReport()
         complete = True
         with concurrent.futures.ThreadPoolExecutor(self._workers, thread_name_prefix="monitor") as pool:
             for page in self._enrollments.active_pages(self._page_size):
-                monitored = [e for e in page if e.country in MONITORED_COUNTRIES]
-                skipped += len(page) - len(monitored)
-                checks = [submit_in_context(pool, self._check, e, walk) for e in monitored]
-                for outcome in (check.result() for check in checks):
-                    if outcome is None:
-                        skipped += 1
-                        continue
-                    checked += 1
-                    events += outcome[0]
-                    queued += outcome[1]
+                totals = totals + self._check_page(page, walk, pool)
                 if walk.out_of_time():
                     complete = False
                     break
-        report = PassReport(checked, events, queued, skipped, complete and not walk.out_of_time())
+        report = PassReport(
+            totals.checked,
+            totals.events,
+            totals.queued,
+            totals.skipped + totals.late,
+            complete and not walk.out_of_time(),
+        )
         log = logger.info if report.complete else logger.warning
         log("monitor pass", extra=report.as_dict())
         return report
 
+    def check_page(
+        self, page: list[Enrollment], *, pass_id: str, time_left: Callable[[], float] | None = None
+    ) -> PageReport:
+        """Check one page of identities in pass ``pass_id``: an identity this pass checked already
+        is counted, not checked again; ``late`` counts those left for want of time."""
+        walk = _Pass(now=self._clock.now(), clients=self._clients, time_left=time_left, pass_id=pass_id)
+        with concurrent.futures.ThreadPoolExecutor(self._workers, thread_name_prefix="monitor") as pool:
+            return self._check_page(page, walk, pool)
+
+    def out_of_time(self, time_left: Callable[[], float] | None) -> bool:
+        return time_left is not None and time_left() < TIME_MARGIN_SECONDS
+
+    def _check_page(
+        self, page: list[Enrollment], walk: _Pass, pool: concurrent.futures.ThreadPoolExecutor
+    ) -> PageReport:
+        monitored = [e for e in page if e.country in MONITORED_COUNTRIES]
+        report = PageReport(skipped=len(page) - len(monitored))
+        checks = [submit_in_context(pool, self._check, e, walk) for e in monitored]
+        for outcome in (check.result() for check in checks):
+            report = report + outcome
+        return report
+
     # --- one identity --------------------------------------------------------------------------
 
-    def _check(self, enrollment: Enrollment, walk: _Pass) -> tuple[int, int] | None:
-        """(events found, events queued), or None when the identity was not checked."""
+    def _check(self, enrollment: Enrollment, walk: _Pass) -> PageReport:
+        """One identity's outcome: checked (with its events found and queued), failed or late."""
         if walk.out_of_time():
-            return None
+            return PageReport(late=1)
         where = {"serviceId": enrollment.service_id, "phone": mask(enrollment.phone_number)}
         try:
             state = self._states.monitor_state(enrollment.client_id, enrollment.service_id)
+            if walk.pass_id is not None and state is not None and state.pass_id == walk.pass_id:
+                return PageReport(checked=1)  # checked by this pass before it was resumed
             previous = None if needs_baseline(state, enrollment.updated_at) else state
             # A pushed signal is polled only while it has no baseline (to compare with if its
             # subscription ends); then its notifications keep the state current.
@@ -219,10 +261,11 @@ class ChangeMonitor:
                 for event in found:
                     self._queue.send(event)
                     queued += 1
+            saved = replace(saved, pass_id=walk.pass_id)
             self._states.save_monitor_state(enrollment.client_id, enrollment.service_id, saved)
         except Exception as error:  # one identity's failure never stops the pass
             logger.warning("monitor check failed", extra={**where, "error_type": type(error).__name__})
-            return None
+            return PageReport(skipped=1)
         for event in found:
             logger.info(
                 "change event",
@@ -233,7 +276,7 @@ class ChangeMonitor:
                     "queued": queued > 0,
                 },
             )
-        return len(found), queued
+        return PageReport(checked=1, events=len(found), queued=queued)
 
     def _observe(self, enrollment: Enrollment, skip: set[Fact]) -> dict[Fact, Any]:
         """The facts the sources could give, but those in ``skip`` (pushed); a failed source is

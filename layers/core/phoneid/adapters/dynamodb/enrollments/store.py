@@ -98,6 +98,14 @@ class DynamoEnrollmentStore:
     def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
         return self._pages.active(page_size)
 
+    def active_segment_page(
+        self, segment: int, total_segments: int, position: str | None, page_size: int = 100
+    ) -> tuple[list[Enrollment], str | None]:
+        return self._pages.active_segment_page(segment, total_segments, position, page_size)
+
+    def approximate_count(self) -> int:
+        return self._pages.approximate_count()
+
     # --- writes ------------------------------------------------------------------------------
 
     def enroll(self, enrollment: Enrollment) -> tuple[Enrollment, bool]:
