@@ -235,12 +235,16 @@ def test_both_api_stages_write_json_access_logs_without_bodies_or_query_strings(
     assert len(access_groups) == 2, "each API logs into a group of its own"
 
 
+# The functions a Distributed Map runs at once reserve its concurrency parameter.
+SCALED_BY = ({"Ref": "ConnectMaxConcurrency"}, {"Ref": "MonitorMaxConcurrency"})
+
+
 def test_every_function_has_its_reserved_concurrency_behind_the_parameter() -> None:
     for name, props in template().of_type("AWS::Serverless::Function").items():
         condition, reserved, otherwise = props["ReservedConcurrentExecutions"]["Fn::If"]
         assert condition == "ReservesConcurrency", name
         assert otherwise == {"Ref": "AWS::NoValue"}, name
-        assert isinstance(reserved, int) or reserved == {"Ref": "ConnectMaxConcurrency"}, name
+        assert isinstance(reserved, int) or reserved in SCALED_BY, name
     assert "ReservesConcurrency" in template().document["Conditions"]
 
 
@@ -252,7 +256,7 @@ def test_every_function_is_in_the_operations_concurrency_table() -> None:
     }
     for name, props in template().of_type("AWS::Serverless::Function").items():
         reserved = props["ReservedConcurrentExecutions"]["Fn::If"][1]
-        expected = "`ConnectMaxConcurrency`" if isinstance(reserved, dict) else str(reserved)
+        expected = f"`{reserved['Ref']}`" if isinstance(reserved, dict) else str(reserved)
         assert rows.get(name) == expected, name
 
 
@@ -260,7 +264,7 @@ def test_the_reserved_total_the_docs_state_is_the_templates() -> None:
     # Given what the functions reserve with ReservedConcurrency=enabled and the other defaults
     defaults = template().parameter_defaults()
     total = sum(
-        int(defaults["ConnectMaxConcurrency"]) if isinstance(reserved, dict) else reserved
+        int(defaults[reserved["Ref"]]) if isinstance(reserved, dict) else reserved
         for props in template().of_type("AWS::Serverless::Function").values()
         for reserved in [props["ReservedConcurrentExecutions"]["Fn::If"][1]]
     )

@@ -57,7 +57,7 @@ class TimedWorld(World):
         invocations = 0
         while True:
             invocations += 1
-            if self.workflow.check_segment(PASS, segment, self.invocation(seconds)).done:
+            if self.workflow.check_segment(PASS, segment, self.invocation(seconds)).progress.done:
                 return invocations
 
 
@@ -81,12 +81,12 @@ def test_a_pass_has_segments_by_the_size_of_the_table(items: int, maximum: int, 
 def test_a_pass_planned_again_keeps_its_segments() -> None:
     # Given a pass planned on a small table
     world = TimedWorld(segments=4)
-    first = world.workflow.plan(PASS)
+    first = world.workflow.plan(PASS).monitor_pass
 
     # When the same pass is planned again once the table has grown past the maximum
     world.identities(30)
     world.workflow._max_segments = 8
-    again = world.workflow.plan(PASS)
+    again = world.workflow.plan(PASS).monitor_pass
 
     # Then it is the same plan: its segments go on where they stopped
     assert again == first
@@ -102,7 +102,7 @@ def test_a_pass_checks_every_active_identity_exactly_once() -> None:
     ids = world.identities(62)
     for client_id, service_id in [k for k in world.enrollments.items if k[1] in ids[:2]]:
         world.enrollments.apply(client_id, service_id, Action.DEACTIVATE, world.clock.now())
-    plan = world.workflow.plan(PASS)
+    plan = world.workflow.plan(PASS).monitor_pass
 
     # When each segment is checked to its end, then the pass summed up
     for segment in range(plan.total_segments):
@@ -137,12 +137,12 @@ def test_an_invocation_stopped_in_the_middle_of_a_page_checks_no_identity_twice(
     world = TimedWorld(segments=1, page_size=10)
     ids = world.identities(10)
     world.workflow.plan(PASS)
-    stopped = world.workflow.check_segment(PASS, 0, world.invocation(33))
+    stopped = world.workflow.check_segment(PASS, 0, world.invocation(33)).progress
     assert not stopped.done
     assert stopped.position is None
 
     # When the segment is checked again
-    resumed = world.workflow.check_segment(PASS, 0, world.invocation(900))
+    resumed = world.workflow.check_segment(PASS, 0, world.invocation(900)).progress
 
     # Then the three identities checked before are counted, not checked again
     assert resumed.done
@@ -171,7 +171,7 @@ def test_a_failed_segment_resumes_from_its_last_page() -> None:
     assert world.workflow.summarise(PASS).finished_at is None
 
     # When the task is retried
-    done = world.workflow.check_segment(PASS, 0, world.invocation(900))
+    done = world.workflow.check_segment(PASS, 0, world.invocation(900)).progress
 
     # Then it went on from the third page: every identity checked once, the pass finished
     assert done.done
@@ -191,7 +191,7 @@ def test_the_next_pass_checks_every_identity_again() -> None:
     # When a pass with another id runs
     world.workflow.plan("2026-03-03T06:00:00Z")
     for segment in range(2):
-        while not world.workflow.check_segment("2026-03-03T06:00:00Z", segment).done:
+        while not world.workflow.check_segment("2026-03-03T06:00:00Z", segment).progress.done:
             pass
 
     # Then each identity was checked once in each pass, and the status shows the latest
@@ -199,3 +199,22 @@ def test_the_next_pass_checks_every_identity_again() -> None:
     status = world.workflow.status()
     assert status is not None
     assert (status[0].pass_id, status[0].checked, status[0].segments_done) == ("2026-03-03T06:00:00Z", 12, 2)
+
+
+def test_no_new_pass_starts_while_another_is_unfinished_and_younger_than_a_day() -> None:
+    # Given a pass whose segments are not all done
+    world = TimedWorld(segments=2)
+    world.identities(4)
+    world.workflow.plan(PASS)
+    world.run_segment(0)
+
+    # When the schedule starts another pass an hour later, then again a day after the first
+    world.clock.advance(hours=1)
+    an_hour_later = world.workflow.plan("2026-03-02T07:00:00Z")
+    world.clock.advance(days=1)
+    a_day_later = world.workflow.plan("2026-03-03T07:00:00Z")
+
+    # Then the first is left to finish (started again by its id it goes on), the second starts anew
+    assert (an_hour_later.busy, an_hour_later.monitor_pass.pass_id) == (True, PASS)
+    assert world.workflow.plan(PASS).busy is False
+    assert (a_day_later.busy, a_day_later.monitor_pass.pass_id) == (False, "2026-03-03T07:00:00Z")

@@ -11,8 +11,9 @@ state (the pass that checked it) and counted, not checked twice. Rules of the pl
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
-from datetime import UTC
+from dataclasses import dataclass, replace
+from datetime import UTC, timedelta
+from typing import Final
 
 from aws_lambda_powertools import Logger
 
@@ -21,6 +22,28 @@ from phoneid.ports import Clock, EnrollmentStore, MonitorPassStore
 from phoneid.services.monitor import ChangeMonitor
 
 logger = Logger(child=True)
+
+
+# A workflow's execution ends within a day (its TimeoutSeconds): an unfinished pass older than
+# that runs no more, and a new one may start.
+PASS_LIFETIME: Final = timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The pass a workflow's execution works on; ``busy``: another pass runs, this one does nothing."""
+
+    monitor_pass: MonitorPass
+    busy: bool = False
+
+
+@dataclass(frozen=True)
+class SegmentRun:
+    """One invocation over a segment: the segment's progress, and what this invocation counted."""
+
+    progress: SegmentProgress
+    checked: int
+    events: int
 
 
 class MonitorPasses:
@@ -41,10 +64,17 @@ class MonitorPasses:
         self._max_segments = max_segments
         self._page_size = page_size
 
-    def plan(self, pass_id: str | None = None) -> MonitorPass:
+    def plan(self, pass_id: str | None = None) -> Planned:
         """The pass ``pass_id`` (default: one named by this moment), planned now unless it was:
-        a pass started again keeps its segments, and each goes on where it stopped."""
+        a pass started again keeps its segments, and each goes on where it stopped. While another
+        pass is unfinished and younger than a workflow can run, no new one starts (``busy``)."""
         now = self._clock.now()
+        if pass_id is not None and (kept := self._passes.get(pass_id)) is not None:
+            return Planned(kept)
+        latest = self._passes.latest()
+        if latest is not None and now - latest.started_at < PASS_LIFETIME and not self._all_done(latest):
+            logger.warning("monitor pass not started: another runs", extra={"running": latest.pass_id})
+            return Planned(latest, busy=True)
         segments = plan_segments(self._enrollments.approximate_count(), maximum=self._max_segments)
         wanted = MonitorPass(
             pass_id=pass_id or now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -56,17 +86,18 @@ class MonitorPasses:
             "monitor pass planned",
             extra={"passId": planned.pass_id, "totalSegments": planned.total_segments},
         )
-        return planned
+        return Planned(planned)
 
     def check_segment(
         self, pass_id: str, segment: int, time_left: Callable[[], float] | None = None
-    ) -> SegmentProgress:
+    ) -> SegmentRun:
         """Check the segment's identities page by page from where it stopped, until it is done or
         the invocation nears its end; its progress is kept after each page."""
         plan = self._passes.get(pass_id)
         if plan is None or not 0 <= segment < plan.total_segments:
             raise ValueError(f"no segment {segment} in monitor pass {pass_id}")
         progress = self._passes.progress(pass_id, segment) or SegmentProgress(segment)
+        checked = events = 0
         while not progress.done and not self._monitor.out_of_time(time_left):
             page, after = self._enrollments.active_segment_page(
                 segment, plan.total_segments, progress.position, self._page_size
@@ -75,6 +106,7 @@ class MonitorPasses:
             if report.late:
                 break  # the page is read again next time; its checked identities are known then
             progress = progress.after_page(after, report.checked, report.events)
+            checked, events = checked + report.checked, events + report.events
             self._passes.save_progress(pass_id, progress, self._clock.now())
         logger.info(
             "monitor segment",
@@ -86,7 +118,7 @@ class MonitorPasses:
                 "done": progress.done,
             },
         )
-        return progress
+        return SegmentRun(progress, checked=checked, events=events)
 
     def summarise(self, pass_id: str) -> MonitorPass:
         """The pass's totals over its segments, kept; finished once every segment is done."""
@@ -107,6 +139,13 @@ class MonitorPasses:
             },
         )
         return summary
+
+    def _all_done(self, planned: MonitorPass) -> bool:
+        """Whether every segment is done (its totals may not be summed up yet)."""
+        if planned.finished:
+            return True
+        segments = self._passes.segments(planned.pass_id)
+        return summarise(planned, segments, self._clock.now()).finished
 
     def status(self) -> tuple[MonitorPass, list[SegmentProgress]] | None:
         """The latest pass, summed up from its segments now (it may still run)."""

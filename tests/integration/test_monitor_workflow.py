@@ -1,0 +1,130 @@
+"""The change monitor's pass on moto, through its workflow as in AWS: MonitorStateMachine
+(statemachines/monitor.asl.json, run by moto's interpreter; its Lambda tasks run by the template's
+handlers) plans the segments, checks each in a Distributed Map's child execution, and records the
+totals. Each identity's check is counted where its monitor state is saved: every active identity is
+checked exactly once per pass, also when a failed pass is started again. Retry waits are instant
+here (``retry_waits.retry_delay_scale``)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import Counter
+from datetime import timedelta
+from typing import Any
+
+import boto3
+import pytest
+
+from phoneid.adapters.dynamodb.enrollments.monitor_states import DynamoMonitorStates
+from phoneid.adapters.dynamodb.monitor_passes import DynamoMonitorPasses
+from phoneid.domain.enrollment import Action, Enrollment, new_service_id
+from phoneid.domain.monitor import MonitorState
+from phoneid.domain.monitor_pass import SegmentProgress
+from phoneid_dev import workflows
+from phoneid_dev.workflows import retry_waits
+from tests.harness import Api
+
+PASS = "2026-03-02T06:00:00Z"
+SEGMENTS = 4
+
+
+@pytest.fixture
+def monitored(make_api: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Api, Counter[str]]:
+    """A stack whose passes have 4 segments; the checks counted by identity (serviceId)."""
+    monkeypatch.setattr(retry_waits, "retry_delay_scale", 0.0)
+    api = make_api(parameters={"MonitorMaxSegments": str(SEGMENTS)})
+    checks: Counter[str] = Counter()
+    saving = DynamoMonitorStates.save_monitor_state
+
+    def counted(self: DynamoMonitorStates, client_id: str, service_id: str, state: MonitorState) -> bool:
+        checks[service_id] += 1
+        return saving(self, client_id, service_id, state)
+
+    monkeypatch.setattr(DynamoMonitorStates, "save_monitor_state", counted)
+    return api, checks
+
+
+def enroll(api: Api, count: int) -> list[str]:
+    client_id = api.create_client().client_id
+    store = api.container.enrollment_store
+    ids = []
+    for index in range(count):
+        enrollment = Enrollment(
+            client_id=client_id,
+            service_id=new_service_id(),
+            phone_number=f"+1202555{index:04d}",
+            country="US",
+            created_at=api.clock.now() - timedelta(days=30),
+        )
+        store.enroll(enrollment)
+        ids.append(enrollment.service_id)
+    return ids
+
+
+def run_pass(api: Api, at_least: int = 1) -> dict[str, Any]:
+    """A pass started as the schedule starts it; the execution once it ended."""
+    machine = api.stack.physical_ids["MonitorStateMachine"]
+    boto3.client("stepfunctions").start_execution(
+        stateMachineArn=machine, name=str(uuid.uuid4()), input=json.dumps({"passId": PASS})
+    )
+    return workflows.wait(machine, timeout=120, at_least=at_least)[0]
+
+
+def test_a_pass_checks_every_active_identity_exactly_once(monitored: tuple[Api, Counter[str]]) -> None:
+    # Given 30 active identities and one inactive
+    api, checks = monitored
+    ids = enroll(api, 31)
+    inactive = ids.pop()
+    owner = next(
+        e for page in api.container.enrollment_store.active_pages() for e in page if e.service_id == inactive
+    )
+    api.container.enrollment_store.apply(owner.client_id, inactive, Action.DEACTIVATE, api.clock.now())
+
+    # When the schedule starts a pass
+    execution = run_pass(api)
+
+    # Then the workflow succeeded over 4 segments, every active identity checked once, totals kept
+    assert execution["status"] == "SUCCEEDED"
+    output = json.loads(execution["output"])
+    assert (output["passId"], output["totalSegments"], output["segmentsDone"]) == (PASS, SEGMENTS, SEGMENTS)
+    assert output["checked"] == 30
+    assert output["finishedAt"] is not None
+    assert checks == Counter(dict.fromkeys(ids, 1))
+    status = api.container.monitor_passes.status()
+    assert status is not None
+    assert (status[0].checked, status[0].segments_done, status[0].finished) == (30, SEGMENTS, True)
+
+
+def test_a_pass_failed_in_one_segment_is_finished_by_starting_it_again_without_double_checks(
+    monitored: tuple[Api, Counter[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 30 identities, and a segment whose progress cannot be kept (every retry fails)
+    api, checks = monitored
+    ids = enroll(api, 30)
+    saving = DynamoMonitorPasses.save_progress
+    broken = {1}
+
+    def failing(self: DynamoMonitorPasses, pass_id: str, progress: SegmentProgress, now: Any) -> None:
+        if progress.segment in broken:
+            raise RuntimeError("progress write failed")
+        saving(self, pass_id, progress, now)
+
+    monkeypatch.setattr(DynamoMonitorPasses, "save_progress", failing)
+
+    # When the pass runs, fails, and is started again once the fault is gone
+    failed = run_pass(api)
+    segments_checked_before = api.container.monitor_passes.status()
+    broken.clear()
+    finished = run_pass(api, at_least=2)
+
+    # Then the first execution failed unfinished, the second finished the pass, and no identity was
+    # checked twice: those of the failed segment's first page were counted, not checked again
+    assert failed["status"] == "FAILED"
+    assert failed.get("error") == "MonitorPassUnfinished"
+    assert segments_checked_before is not None
+    assert segments_checked_before[0].segments_done == SEGMENTS - 1
+    assert finished["status"] == "SUCCEEDED"
+    output = json.loads(finished["output"])
+    assert (output["checked"], output["segmentsDone"]) == (30, SEGMENTS)
+    assert checks == Counter(dict.fromkeys(ids, 1))
