@@ -16,11 +16,13 @@ from typing import Any
 import boto3
 import pytest
 
+from phoneid import bootstrap
 from phoneid.adapters.dynamodb.enrollments.monitor_states import DynamoMonitorStates
 from phoneid.adapters.dynamodb.monitor_passes import DynamoMonitorPasses
 from phoneid.domain.enrollment import Action, Enrollment, new_service_id
 from phoneid.domain.monitor import MonitorState
 from phoneid.domain.monitor_pass import SegmentProgress
+from phoneid_cli.main import main
 from phoneid_dev import workflows
 from phoneid_dev.workflows import retry_waits
 from tests.harness import Api
@@ -91,13 +93,45 @@ def test_a_pass_checks_every_active_identity_exactly_once(monitored: tuple[Api, 
     assert output["checked"] == 30
     assert output["finishedAt"] is not None
     assert checks == Counter(dict.fromkeys(ids, 1))
-    status = api.container.monitor_passes.status()
-    assert status is not None
-    assert (status[0].checked, status[0].segments_done, status[0].finished) == (30, SEGMENTS, True)
+
+
+def test_the_cli_shows_the_last_pass(
+    monitored: tuple[Api, Counter[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given no pass yet
+    api, _ = monitored
+    enroll(api, 12)
+    assert main(["webhooks", "monitor-status"]) == 0
+    assert capsys.readouterr().out.strip() == "no monitor pass yet"
+    bootstrap.override(clock=api.clock)  # the command started a container of its own
+
+    # When a pass has run, and the operator asks for the monitor's status
+    run_pass(api)
+    assert main(["webhooks", "monitor-status", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert main(["webhooks", "monitor-status"]) == 0
+    text = capsys.readouterr().out
+
+    # Then it shows the pass finished: its segments, identities checked and times
+    assert shown == {
+        "passId": PASS,
+        "state": "finished",
+        "segmentsDone": SEGMENTS,
+        "totalSegments": SEGMENTS,
+        "segmentsStarted": SEGMENTS,
+        "checked": 12,
+        "events": 0,
+        "startedAt": api.clock.now().isoformat(timespec="seconds"),
+        "finishedAt": api.clock.now().isoformat(timespec="seconds"),
+    }
+    assert text.splitlines()[:2] == [
+        f"pass {PASS}: finished, {SEGMENTS}/{SEGMENTS} segments done ({SEGMENTS} started)",
+        "  12 identities checked, 0 change events",
+    ]
 
 
 def test_a_pass_failed_in_one_segment_is_finished_by_starting_it_again_without_double_checks(
-    monitored: tuple[Api, Counter[str]], monkeypatch: pytest.MonkeyPatch
+    monitored: tuple[Api, Counter[str]], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Given 30 identities, and a segment whose progress cannot be kept (every retry fails)
     api, checks = monitored
@@ -114,7 +148,9 @@ def test_a_pass_failed_in_one_segment_is_finished_by_starting_it_again_without_d
 
     # When the pass runs, fails, and is started again once the fault is gone
     failed = run_pass(api)
-    segments_checked_before = api.container.monitor_passes.status()
+    assert main(["webhooks", "monitor-status", "--json"]) == 0
+    unfinished = json.loads(capsys.readouterr().out)
+    bootstrap.override(clock=api.clock)  # the command started a container of its own
     broken.clear()
     finished = run_pass(api, at_least=2)
 
@@ -122,8 +158,11 @@ def test_a_pass_failed_in_one_segment_is_finished_by_starting_it_again_without_d
     # checked twice: those of the failed segment's first page were counted, not checked again
     assert failed["status"] == "FAILED"
     assert failed.get("error") == "MonitorPassUnfinished"
-    assert segments_checked_before is not None
-    assert segments_checked_before[0].segments_done == SEGMENTS - 1
+    assert (unfinished["state"], unfinished["segmentsDone"], unfinished["finishedAt"]) == (
+        "unfinished",
+        SEGMENTS - 1,
+        None,
+    )
     assert finished["status"] == "SUCCEEDED"
     output = json.loads(finished["output"])
     assert (output["checked"], output["segmentsDone"]) == (30, SEGMENTS)
