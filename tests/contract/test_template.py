@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from phoneid.config import LOCAL_STACK_VARIABLE, Settings
 from phoneid_dev.template import ROOT, template
 
@@ -326,22 +328,25 @@ def alarm_metrics(props: dict[str, Any]) -> list[tuple[str, list[Any]]]:
     ]
 
 
-def test_connect_executions_that_did_not_succeed_raise_an_alarm_and_none_runs_for_ever() -> None:
-    # The Connect state machine's failed, timed-out and stopped executions are one alarm on the topic
+@pytest.mark.parametrize("machine", ["ConnectStateMachine", "MonitorStateMachine"])
+def test_executions_that_did_not_succeed_raise_an_alarm_and_none_runs_for_ever(machine: str) -> None:
+    # The state machine's failed, timed-out and stopped executions are one alarm on the topic
     [alarm] = [
         props
         for props in template().of_type("AWS::CloudWatch::Alarm").values()
-        if any(name == "ExecutionsFailed" for name, _ in alarm_metrics(props))
+        if any(
+            name == "ExecutionsFailed" and dimensions[0]["Value"] == {"Ref": machine}
+            for name, dimensions in alarm_metrics(props)
+        )
     ]
     metrics = alarm_metrics(alarm)
     assert {name for name, _ in metrics} == {"ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted"}
     assert all(
-        dimensions == [{"Name": "StateMachineArn", "Value": {"Ref": "ConnectStateMachine"}}]
-        for _, dimensions in metrics
+        dimensions == [{"Name": "StateMachineArn", "Value": {"Ref": machine}}] for _, dimensions in metrics
     )
     assert (alarm["Threshold"], alarm["ComparisonOperator"]) == (0, "GreaterThanThreshold")
     # And an execution ends: the definition has a timeout
-    props = template().of_type("AWS::Serverless::StateMachine")["ConnectStateMachine"]
+    props = template().of_type("AWS::Serverless::StateMachine")[machine]
     definition = json.loads((ROOT / props["DefinitionUri"]).read_text())
     assert 0 < definition["TimeoutSeconds"] <= 7 * 24 * 3600
 

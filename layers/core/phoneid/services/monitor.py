@@ -1,5 +1,9 @@
 """The change monitor: one pass over every active enrolled identity, asking the signal sources again.
 
+The deployed pass is a workflow over parallel-scan segments (``phoneid.services.monitor_passes``),
+which checks each page with :meth:`ChangeMonitor.check_page`; :meth:`ChangeMonitor.run` walks every
+identity in one call.
+
 Each identity's number is observed through the same ports the fraud policy uses (SIM swap, number
 recycling, device reachability and roaming from the carrier; port events and line types from the
 operator's lists, else the numbering plan) and compared with what the previous pass saw (rules:
