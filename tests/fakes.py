@@ -416,11 +416,6 @@ class InMemoryEnrollmentStore:
     def approximate_count(self) -> int:
         return len(self.items)
 
-    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
-        active = [replace(e, pii=None) for e in self.items.values() if e.active]
-        for index in range(0, len(active), page_size):
-            yield active[index : index + page_size]
-
 
 # --- change-event webhooks ----------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ checking any identity twice, and the pass's totals. Time is the FakeClock's: eac
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from collections.abc import Callable
 
@@ -13,7 +14,7 @@ from phoneid.domain.enrollment import Action
 from phoneid.domain.monitor import MonitorState
 from phoneid.domain.monitor_pass import MIN_SEGMENTS, plan_segments
 from phoneid.services.monitor_passes import MonitorPasses
-from tests.fakes import InMemoryMonitorPasses
+from tests.fakes import START, InMemoryMonitorPasses
 from tests.unit.test_monitor import World
 
 PASS = "2026-03-02T06:00:00Z"
@@ -218,3 +219,30 @@ def test_no_new_pass_starts_while_another_is_unfinished_and_younger_than_a_day()
     assert (an_hour_later.busy, an_hour_later.monitor_pass.pass_id) == (True, PASS)
     assert world.workflow.plan(PASS).busy is False
     assert (a_day_later.busy, a_day_later.monitor_pass.pass_id) == (False, "2026-03-03T07:00:00Z")
+
+
+def test_a_change_of_a_number_with_identities_in_two_segments_is_logged_once_and_sent_to_each() -> None:
+    # Given two identities of one client on one number, in different segments, after a first pass
+    world = TimedWorld(segments=16, page_size=5)
+    client = world.client()
+    identities = [world.enroll(client, "+12025550102", client_customer_id=f"c-{n}") for n in range(40)]
+    segments = {zlib.crc32(f"{client}#{e.service_id}".encode()) % 16 for e in identities}
+    assert len(segments) > 1
+    world.workflow.plan(PASS)
+    for segment in range(16):
+        world.run_segment(segment)
+
+    # When the number is unreachable in the next pass, whose segments run an hour apart
+    world.carrier.unreachable.add("+12025550102")
+    world.clock.advance(days=1, hours=1)
+    world.workflow.plan("next")
+    for segment in range(16):
+        world.clock.advance(hours=1)
+        while not world.workflow.check_segment("next", segment).progress.done:
+            pass
+
+    # Then each identity's webhook gets its own event, all dated at the pass's start, and the
+    # change-event log counts the number's change once
+    assert len({e.event_id for e in world.queue.sent}) == 40
+    assert {e.occurred_at for e in world.queue.sent} == {world.passes.passes["next"].started_at}
+    assert len(world.log.since(client, "+12025550102", START)) == 1

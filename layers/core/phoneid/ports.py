@@ -389,10 +389,6 @@ class EnrollmentStore(NumberHistorySource, Protocol):
         """
         ...
 
-    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
-        """Every active identity of every client, a page at a time (the change monitor's walk)."""
-        ...
-
     def active_segment_page(
         self, segment: int, total_segments: int, position: str | None, page_size: int = 100
     ) -> tuple[list[Enrollment], str | None]:

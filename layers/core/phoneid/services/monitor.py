@@ -1,8 +1,7 @@
 """The change monitor: one pass over every active enrolled identity, asking the signal sources again.
 
-The deployed pass is a workflow over parallel-scan segments (``phoneid.services.monitor_passes``),
-which checks each page with :meth:`ChangeMonitor.check_page`; :meth:`ChangeMonitor.run` walks every
-identity in one call.
+A pass is a workflow over parallel-scan segments (``phoneid.services.monitor_passes``), which
+checks each page of identities with :meth:`ChangeMonitor.check_page`.
 
 Each identity's number is observed through the same ports the fraud policy uses (SIM swap, number
 recycling, device reachability and roaming from the carrier; port events and line types from the
@@ -45,7 +44,6 @@ from phoneid.ports import (
     ClientStore,
     Clock,
     DeviceStatusSource,
-    EnrollmentStore,
     MonitorStateStore,
     NumberRecyclingSource,
     SignalLists,
@@ -76,24 +74,6 @@ class MonitorSources:
 
 
 @dataclass(frozen=True)
-class PassReport:
-    identities: int  # identities checked
-    events: int  # change events found
-    queued: int  # of those, queued for a webhook
-    skipped: int  # active identities not monitored (not US) or not checked (failed, out of time)
-    complete: bool  # False: the pass ran out of time before the last identity
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "identities": self.identities,
-            "events": self.events,
-            "queued": self.queued,
-            "skipped": self.skipped,
-            "complete": self.complete,
-        }
-
-
-@dataclass(frozen=True)
 class PageReport:
     """What checking some identities came to; summed over pages."""
 
@@ -120,7 +100,7 @@ class _Pass:
     now: datetime
     clients: ClientStore
     time_left: Callable[[], float] | None
-    pass_id: str | None = None  # a pass of the workflow: each identity checked once in it
+    pass_id: str  # each identity is checked once in a pass
     _webhooks: dict[str, bool] = field(default_factory=dict)
     _logged: set[tuple[str, str, ChangeKind, datetime]] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -147,6 +127,20 @@ class _Pass:
     def out_of_time(self) -> bool:
         return self.time_left is not None and self.time_left() < TIME_MARGIN_SECONDS
 
+    def logged(self, event: ChangeEvent) -> ChangeEvent:
+        """The event as the change-event log keeps it: its id derived from the pass, the client,
+        the number, the kind and the time, so that the pages, segments and retries of one pass log
+        a number's change once however many identities it has (the log keeps one item per id)."""
+        parts = (
+            self.pass_id,
+            event.client_id,
+            event.phone_number,
+            event.kind.value,
+            event.occurred_at.isoformat(),
+        )
+        name = "|".join(parts)
+        return replace(event, event_id=str(uuid.uuid5(_LOG_NAMESPACE, name)))
+
 
 def _iso(moment: datetime | None) -> str | None:
     if moment is None:
@@ -159,7 +153,6 @@ class ChangeMonitor:
     def __init__(
         self,
         *,
-        enrollments: EnrollmentStore,
         states: MonitorStateStore,
         sources: MonitorSources,
         change_events: ChangeEventLog,
@@ -167,10 +160,8 @@ class ChangeMonitor:
         clients: ClientStore,
         clock: Clock,
         workers: int = 8,
-        page_size: int = 100,
         push: PushSubscriptions | None = None,
     ) -> None:
-        self._enrollments = enrollments
         self._states = states
         self._sources = sources
         self._change_events = change_events
@@ -178,38 +169,22 @@ class ChangeMonitor:
         self._clients = clients
         self._clock = clock
         self._workers = workers
-        self._page_size = page_size
         # Push before poll: a signal the operator pushes for an identity is not polled for it.
         self._push = push
 
-    def run(self, time_left: Callable[[], float] | None = None) -> PassReport:
-        """One pass; ``time_left`` (seconds left of the invocation) lets it stop in time."""
-        walk = _Pass(now=self._clock.now(), clients=self._clients, time_left=time_left)
-        totals = PageReport()
-        complete = True
-        with concurrent.futures.ThreadPoolExecutor(self._workers, thread_name_prefix="monitor") as pool:
-            for page in self._enrollments.active_pages(self._page_size):
-                totals = totals + self._check_page(page, walk, pool)
-                if walk.out_of_time():
-                    complete = False
-                    break
-        report = PassReport(
-            totals.checked,
-            totals.events,
-            totals.queued,
-            totals.skipped + totals.late,
-            complete and not walk.out_of_time(),
-        )
-        log = logger.info if report.complete else logger.warning
-        log("monitor pass", extra=report.as_dict())
-        return report
-
     def check_page(
-        self, page: list[Enrollment], *, pass_id: str, time_left: Callable[[], float] | None = None
+        self,
+        page: list[Enrollment],
+        *,
+        pass_id: str,
+        started_at: datetime,
+        time_left: Callable[[], float] | None = None,
     ) -> PageReport:
-        """Check one page of identities in pass ``pass_id``: an identity this pass checked already
-        is counted, not checked again; ``late`` counts those left for want of time."""
-        walk = _Pass(now=self._clock.now(), clients=self._clients, time_left=time_left, pass_id=pass_id)
+        """Check one page of identities in pass ``pass_id``, started at ``started_at`` (the time of
+        the events it finds that have no time of their own); ``time_left``: seconds left of the
+        invocation, to stop in time. An identity this pass checked already is counted, not checked
+        again; ``late`` counts those left for want of time."""
+        walk = _Pass(now=started_at, clients=self._clients, time_left=time_left, pass_id=pass_id)
         with concurrent.futures.ThreadPoolExecutor(self._workers, thread_name_prefix="monitor") as pool:
             return self._check_page(page, walk, pool)
 
@@ -235,7 +210,7 @@ class ChangeMonitor:
         where = {"serviceId": enrollment.service_id, "phone": mask(enrollment.phone_number)}
         try:
             state = self._states.monitor_state(enrollment.client_id, enrollment.service_id)
-            if walk.pass_id is not None and state is not None and state.pass_id == walk.pass_id:
+            if state is not None and state.pass_id == walk.pass_id:
                 return PageReport(checked=1)  # checked by this pass before it was resumed
             previous = None if needs_baseline(state, enrollment.updated_at) else state
             # A pushed signal is polled only while it has no baseline (to compare with if its
@@ -259,13 +234,14 @@ class ChangeMonitor:
                 for change in changes
             ]
             if found:
-                self._change_events.append(walk.first_of(found))
+                self._change_events.append([walk.logged(e) for e in walk.first_of(found)])
             queued = 0
             if found and walk.has_webhook(enrollment.client_id):
                 for event in found:
                     self._queue.send(event)
                     queued += 1
-            saved = replace(saved, pass_id=walk.pass_id)
+            # Events are dated at the pass's start; the state at the check itself (activations after it).
+            saved = replace(saved, pass_id=walk.pass_id, checked_at=self._clock.now())
             self._states.save_monitor_state(enrollment.client_id, enrollment.service_id, saved)
         except Exception as error:  # one identity's failure never stops the pass
             logger.warning("monitor check failed", extra={**where, "error_type": type(error).__name__})
@@ -336,4 +312,5 @@ class ChangeMonitor:
         return _UNKNOWN if line_type == "unknown" else str(line_type)
 
 
+_LOG_NAMESPACE: Final = uuid.UUID("0c6f7a52-4b1e-4d5e-9a63-5d0f1c2b7e01")
 _UNKNOWN: Final = object()  # a source that answered but knows nothing: not an observation

@@ -102,7 +102,9 @@ class MonitorPasses:
             page, after = self._enrollments.active_segment_page(
                 segment, plan.total_segments, progress.position, self._page_size
             )
-            report = self._monitor.check_page(page, pass_id=pass_id, time_left=time_left)
+            report = self._monitor.check_page(
+                page, pass_id=pass_id, started_at=plan.started_at, time_left=time_left
+            )
             if report.late:
                 break  # the page is read again next time; its checked identities are known then
             progress = progress.after_page(after, report.checked, report.events)

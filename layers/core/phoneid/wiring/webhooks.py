@@ -30,7 +30,6 @@ class Webhooks(Push):
         from phoneid.services.monitor import ChangeMonitor, MonitorSources
 
         return ChangeMonitor(
-            enrollments=self.enrollment_store,
             states=self.monitor_states,
             sources=MonitorSources(
                 lists=self.signal_lists,

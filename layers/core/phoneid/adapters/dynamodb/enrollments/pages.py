@@ -1,11 +1,10 @@
-"""Identities listed: a client's pages (index ``byClient``, oldest first) and the change monitor's
-pass over every active identity."""
+"""Identities listed: a client's pages (index ``byClient``, oldest first), and the active identities
+of one segment of a parallel scan (the change monitor's pass)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from phoneid.adapters.aws import provider_errors
@@ -65,18 +64,6 @@ class EnrollmentPages:
         items = [self._table.enrollment(v, with_pii=False) for v in found[:limit] if held(v, client_id)]
         last = found[limit - 1]["createdSk"] if len(found) > limit else None
         return EnrollmentPage(items=items, last_position=last)
-
-    def active(self, page_size: int) -> Iterator[list[Enrollment]]:
-        request = self._active_scan(page_size)
-        while True:
-            with provider_errors("enrollment scan"):
-                response = self._table.db.scan(**request)
-            page = [self._table.enrollment(plain(item), with_pii=False) for item in response["Items"]]
-            if page:
-                yield page
-            if not response.get("LastEvaluatedKey"):
-                return
-            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     def active_segment_page(
         self, segment: int, total_segments: int, position: str | None, page_size: int

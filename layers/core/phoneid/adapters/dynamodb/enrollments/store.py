@@ -3,7 +3,7 @@ disenrolled at a time here; many at once in ``bulk``, listed in ``pages``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -94,9 +94,6 @@ class DynamoEnrollmentStore:
         self, client_id: str, *, limit: int, after: str | None, include_inactive: bool
     ) -> EnrollmentPage:
         return self._pages.page(client_id, limit=limit, after=after, include_inactive=include_inactive)
-
-    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
-        return self._pages.active(page_size)
 
     def active_segment_page(
         self, segment: int, total_segments: int, position: str | None, page_size: int = 100
