@@ -1,6 +1,6 @@
 """Monitor workflow, step 1 (started by the schedule, input {passId?}): plan the pass, its id
 (default: the moment it starts) and its parallel-scan segments; output {passId, busy, totalSegments,
-segments: [{passId, segment}, ...]}, the Map's items. A pass planned before keeps its plan; while
+segments: [0, 1, ...]}, the Map's items. A pass planned before keeps its plan; while
 another pass runs, busy is true and the execution ends without checking anything."""
 
 from typing import Any
@@ -29,7 +29,8 @@ def _plan(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         "passId": planned.pass_id,
         "busy": False,
         "totalSegments": planned.total_segments,
-        "segments": [{"passId": planned.pass_id, "segment": n} for n in range(planned.total_segments)],
+        # Numbers only (the Map adds the pass id): the state's payload stays small for 10,000.
+        "segments": list(range(planned.total_segments)),
     }
 
 

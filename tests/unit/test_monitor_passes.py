@@ -73,6 +73,7 @@ class TimedWorld(World):
         (10_000_000, 256, 256),  # bounded by the stack's maximum
         (1_000_000, 1000, 40),  # 25,000 identities a segment
         (1_000_000, 4, 4),
+        (1_000_000_000, 1_000_000, 10_000),  # the Map's items stay within a state's payload
     ],
 )
 def test_a_pass_has_segments_by_the_size_of_the_table(items: int, maximum: int, segments: int) -> None:

@@ -18,7 +18,8 @@ from typing import Final
 # About as many identities as one segment's chain of invocations checks in a couple of hours.
 IDENTITIES_PER_SEGMENT: Final = 25_000
 MIN_SEGMENTS: Final = 16
-MAX_TOTAL_SEGMENTS: Final = 1_000_000  # DynamoDB's bound on TotalSegments
+# DynamoDB allows a million; the Map's items (segment numbers) stay well within a state's 256 KB.
+MAX_TOTAL_SEGMENTS: Final = 10_000
 
 
 def plan_segments(item_count: int, *, maximum: int) -> int:
