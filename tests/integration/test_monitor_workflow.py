@@ -65,11 +65,11 @@ def enroll(api: Api, count: int, client_id: str | None = None) -> list[str]:
     return ids
 
 
-def run_pass(api: Api, at_least: int = 1) -> dict[str, Any]:
+def run_pass(api: Api, at_least: int = 1, pass_id: str = PASS) -> dict[str, Any]:
     """A pass started as the schedule starts it; the execution once it ended."""
     machine = api.stack.physical_ids["MonitorStateMachine"]
     boto3.client("stepfunctions").start_execution(
-        stateMachineArn=machine, name=str(uuid.uuid4()), input=json.dumps({"passId": PASS})
+        stateMachineArn=machine, name=str(uuid.uuid4()), input=json.dumps({"passId": pass_id})
     )
     return workflows.wait(machine, timeout=120, at_least=at_least)[0]
 
@@ -92,6 +92,25 @@ def test_a_pass_checks_every_active_identity_exactly_once(monitored: tuple[Api, 
     assert output["checked"] == 30
     assert output["finishedAt"] is not None
     assert checks == Counter(dict.fromkeys(ids, 1))
+
+
+def test_the_next_pass_after_a_finished_one_checks_every_identity_once_more(
+    monitored: tuple[Api, Counter[str]],
+) -> None:
+    # Given a pass that finished over 6 active identities
+    api, checks = monitored
+    ids = enroll(api, 6)
+    assert run_pass(api)["status"] == "SUCCEEDED"
+
+    # When the schedule starts the next pass within the day (the last one is finished: no wait)
+    execution = run_pass(api, at_least=2, pass_id="2026-03-02T12:00:00Z")
+
+    # Then it is a pass of its own, and every identity is checked once more
+    assert execution["status"] == "SUCCEEDED"
+    output = json.loads(execution["output"])
+    assert output["passId"] == "2026-03-02T12:00:00Z"
+    assert (output["checked"], output["segmentsDone"]) == (6, SEGMENTS)
+    assert checks == Counter(dict.fromkeys(ids, 2))
 
 
 def test_the_cli_shows_the_last_pass(
@@ -129,7 +148,7 @@ def test_the_cli_shows_the_last_pass(
     ]
 
 
-def test_a_pass_failed_in_one_segment_is_finished_by_starting_it_again_without_double_checks(
+def test_a_pass_failed_in_one_segment_holds_back_the_next_and_is_finished_by_starting_it_again(
     monitored: tuple[Api, Counter[str]], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Given 30 identities, and a segment whose progress cannot be kept (every retry fails)
@@ -150,8 +169,10 @@ def test_a_pass_failed_in_one_segment_is_finished_by_starting_it_again_without_d
     assert main(["webhooks", "monitor-status", "--json"]) == 0
     unfinished = json.loads(capsys.readouterr().out)
     bootstrap.override(clock=api.clock)  # the command started a container of its own
+    checked_then = Counter(checks)
+    held_back = run_pass(api, at_least=2, pass_id="2026-03-02T12:00:00Z")
     broken.clear()
-    finished = run_pass(api, at_least=2)
+    finished = run_pass(api, at_least=3)
 
     # Then the first execution failed unfinished, the second finished the pass, and no identity was
     # checked twice: those of the failed segment's first page were counted, not checked again
@@ -162,6 +183,15 @@ def test_a_pass_failed_in_one_segment_is_finished_by_starting_it_again_without_d
         SEGMENTS - 1,
         None,
     )
+    # The schedule's next start meanwhile checked nothing: the unfinished pass goes first
+    assert held_back["status"] == "SUCCEEDED"
+    assert json.loads(held_back["output"])["planned"]["pass"] | {"segments": None} == {
+        "passId": PASS,
+        "totalSegments": SEGMENTS,
+        "segments": None,
+        "busy": True,
+    }
+    assert checks == checked_then
     assert finished["status"] == "SUCCEEDED"
     output = json.loads(finished["output"])
     assert (output["checked"], output["segmentsDone"]) == (30, SEGMENTS)
