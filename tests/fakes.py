@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import threading
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -400,15 +401,26 @@ class InMemoryEnrollmentStore:
         more = len(listed) > start + limit
         return EnrollmentPage(items=items, last_position=items[-1].service_id if more else None)
 
-    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
-        active = [replace(e, pii=None) for e in self.items.values() if e.active]
-        for index in range(0, len(active), page_size):
-            yield active[index : index + page_size]
+    def active_segment_page(
+        self, segment: int, total_segments: int, position: str | None, page_size: int = 100
+    ) -> tuple[list[Enrollment], str | None]:
+        """Segments by a stable hash of the key, as DynamoDB's; positions are offsets in the segment
+        of the items examined (active or not), as a scan's Limit counts them."""
+        keys = sorted(k for k in self.items if zlib.crc32("#".join(k).encode()) % total_segments == segment)
+        start = int(position) if position else 0
+        examined = keys[start : start + page_size]
+        page = [replace(self.items[k], pii=None) for k in examined if self.items[k].active]
+        after = start + len(examined)
+        return page, str(after) if after < len(keys) else None
+
+    def approximate_count(self) -> int:
+        return len(self.items)
 
 
 # --- change-event webhooks ----------------------------------------------------------------------
 
 from phoneid.domain.monitor import MonitorState  # noqa: E402 - this section is appended
+from phoneid.domain.monitor_pass import MonitorPass, SegmentProgress  # noqa: E402
 
 
 class InMemoryMonitorStates:
@@ -427,6 +439,40 @@ class InMemoryMonitorStates:
             return False
         self.items[(client_id, service_id)] = state
         return True
+
+
+class InMemoryMonitorPasses:
+    """Monitor passes and their segments' progress, as the DynamoDB adapter keeps them."""
+
+    def __init__(self) -> None:
+        self.passes: dict[str, MonitorPass] = {}
+        self.progresses: dict[tuple[str, int], SegmentProgress] = {}
+        self.latest_id: str | None = None
+
+    def plan(self, planned: MonitorPass) -> MonitorPass:
+        if planned.pass_id in self.passes:
+            return self.passes[planned.pass_id]
+        self.passes[planned.pass_id] = planned
+        self.latest_id = planned.pass_id
+        return planned
+
+    def get(self, pass_id: str) -> MonitorPass | None:
+        return self.passes.get(pass_id)
+
+    def latest(self) -> MonitorPass | None:
+        return self.passes[self.latest_id] if self.latest_id else None
+
+    def progress(self, pass_id: str, segment: int) -> SegmentProgress | None:
+        return self.progresses.get((pass_id, segment))
+
+    def save_progress(self, pass_id: str, progress: SegmentProgress, now: datetime) -> None:
+        self.progresses[(pass_id, progress.segment)] = progress
+
+    def segments(self, pass_id: str) -> list[SegmentProgress]:
+        return [p for (pid, _), p in sorted(self.progresses.items()) if pid == pass_id]
+
+    def save_totals(self, summary: MonitorPass) -> None:
+        self.passes[summary.pass_id] = summary
 
 
 class InMemoryWebhookQueue:

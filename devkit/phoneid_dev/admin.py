@@ -70,12 +70,12 @@ class AdminRoutes:
         return Response(status_code=204)
 
     async def monitor(self, request: Request) -> Response:
-        """One change-monitor pass now (the real handler); answers its report {identities, events, ...}."""
+        """One change-monitor pass now (its workflow); answers its summary {passId, checked, events, ...}."""
         try:
             report = await run_in_threadpool(self._dev.run_monitor)
         except ValueError as error:
             return JSONResponse({"message": str(error)}, status_code=400)
-        log(f"MONITOR {report.get('identities')} identities, {report.get('events')} events")
+        log(f"MONITOR {report.get('checked')} identities, {report.get('events')} events")
         return JSONResponse(report)
 
     async def webhooks_retry(self, request: Request) -> Response:

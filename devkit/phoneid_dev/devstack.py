@@ -4,7 +4,9 @@ the tier and transport ask, the fake operator and the SFTP server. ``phoneid_dev
 
 from __future__ import annotations
 
+import json
 import os
+import uuid
 from typing import Any
 
 import boto3
@@ -13,6 +15,7 @@ from phoneid import bootstrap
 from phoneid.bootstrap import container
 from phoneid.domain.clients import Flag, Solution
 from phoneid.domain.connect import ConnectTransport
+from phoneid_dev import workflows
 from phoneid_dev.access.recording.hooks import worker_environment
 from phoneid_dev.clock import OffsetClock
 from phoneid_dev.console import log
@@ -72,10 +75,9 @@ class DevStack:
         self.outbox = Outbox()
         # What Lambda's SQS event source mappings and EventBridge Scheduler do in AWS.
         self.queue_pollers = pollers(self.stack)
-        # The change monitor runs when asked (a pass changes what a developer sees); the token key
-        # rotation runs on its own, as its schedule runs it in AWS (``rotate_token_keys``).
+        # The change monitor's workflow runs when asked (a pass changes what a developer sees); the
+        # token key rotation runs on its own, as its schedule runs it in AWS (``rotate_token_keys``).
         scheduled = scheduled_functions(self.stack.template)
-        self.monitor = scheduled["WebhookMonitorSchedule"]
         self.key_rotation = scheduled["TokenKeysSchedule"]
         # Connect's transport as the template's ConnectTransport chooses: the SFTP server runs only
         # for sftp (Transfer Family exists only then); s3's presigned URLs go to moto's own endpoint.
@@ -170,11 +172,13 @@ class DevStack:
         return credentials
 
     def run_monitor(self) -> dict[str, Any]:
-        """One change-monitor pass now, by the scheduled handler itself; then its events are delivered."""
-        function = self.monitor
-        report: dict[str, Any] = self.stack.invoke(
-            function, scheduler_event(), function_context(self.stack.template, function)
-        )
+        """One change-monitor pass now, through its workflow as the schedule starts it; then its
+        events are delivered. Its summary {passId, checked, events, segmentsDone, ...}."""
+        machine = self.stack.physical_ids["MonitorStateMachine"]
+        execution = workflows.run(machine, {"passId": f"local-{uuid.uuid4().hex[:12]}"})
+        if execution["status"] != "SUCCEEDED":
+            raise RuntimeError(f"the monitor pass {execution['status']}: {execution.get('error')}")
+        report: dict[str, Any] = json.loads(execution["output"])
         self.deliver_queued()
         return report
 

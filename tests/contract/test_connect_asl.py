@@ -14,8 +14,8 @@ from phoneid_dev.template import ROOT, template
 _SERVICE_ERRORS = re.compile(r"^(States|Lambda)\.[A-Za-z]+$")
 
 
-def state_machine() -> tuple[dict[str, Any], str]:
-    [props] = template().of_type("AWS::Serverless::StateMachine").values()
+def state_machine(logical_id: str = "ConnectStateMachine") -> tuple[dict[str, Any], str]:
+    props = template().of_type("AWS::Serverless::StateMachine")[logical_id]
     return dict(props), (ROOT / props["DefinitionUri"]).read_text()
 
 

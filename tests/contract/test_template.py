@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from phoneid.config import LOCAL_STACK_VARIABLE, Settings
 from phoneid_dev.template import ROOT, template
 
@@ -235,12 +237,16 @@ def test_both_api_stages_write_json_access_logs_without_bodies_or_query_strings(
     assert len(access_groups) == 2, "each API logs into a group of its own"
 
 
+# The functions a Distributed Map runs at once reserve its concurrency parameter.
+SCALED_BY = ({"Ref": "ConnectMaxConcurrency"}, {"Ref": "MonitorMaxConcurrency"})
+
+
 def test_every_function_has_its_reserved_concurrency_behind_the_parameter() -> None:
     for name, props in template().of_type("AWS::Serverless::Function").items():
         condition, reserved, otherwise = props["ReservedConcurrentExecutions"]["Fn::If"]
         assert condition == "ReservesConcurrency", name
         assert otherwise == {"Ref": "AWS::NoValue"}, name
-        assert isinstance(reserved, int) or reserved == {"Ref": "ConnectMaxConcurrency"}, name
+        assert isinstance(reserved, int) or reserved in SCALED_BY, name
     assert "ReservesConcurrency" in template().document["Conditions"]
 
 
@@ -252,7 +258,7 @@ def test_every_function_is_in_the_operations_concurrency_table() -> None:
     }
     for name, props in template().of_type("AWS::Serverless::Function").items():
         reserved = props["ReservedConcurrentExecutions"]["Fn::If"][1]
-        expected = "`ConnectMaxConcurrency`" if isinstance(reserved, dict) else str(reserved)
+        expected = f"`{reserved['Ref']}`" if isinstance(reserved, dict) else str(reserved)
         assert rows.get(name) == expected, name
 
 
@@ -260,7 +266,7 @@ def test_the_reserved_total_the_docs_state_is_the_templates() -> None:
     # Given what the functions reserve with ReservedConcurrency=enabled and the other defaults
     defaults = template().parameter_defaults()
     total = sum(
-        int(defaults["ConnectMaxConcurrency"]) if isinstance(reserved, dict) else reserved
+        int(defaults[reserved["Ref"]]) if isinstance(reserved, dict) else reserved
         for props in template().of_type("AWS::Serverless::Function").values()
         for reserved in [props["ReservedConcurrentExecutions"]["Fn::If"][1]]
     )
@@ -322,22 +328,25 @@ def alarm_metrics(props: dict[str, Any]) -> list[tuple[str, list[Any]]]:
     ]
 
 
-def test_connect_executions_that_did_not_succeed_raise_an_alarm_and_none_runs_for_ever() -> None:
-    # The Connect state machine's failed, timed-out and stopped executions are one alarm on the topic
+@pytest.mark.parametrize("machine", ["ConnectStateMachine", "MonitorStateMachine"])
+def test_executions_that_did_not_succeed_raise_an_alarm_and_none_runs_for_ever(machine: str) -> None:
+    # The state machine's failed, timed-out and stopped executions are one alarm on the topic
     [alarm] = [
         props
         for props in template().of_type("AWS::CloudWatch::Alarm").values()
-        if any(name == "ExecutionsFailed" for name, _ in alarm_metrics(props))
+        if any(
+            name == "ExecutionsFailed" and dimensions[0]["Value"] == {"Ref": machine}
+            for name, dimensions in alarm_metrics(props)
+        )
     ]
     metrics = alarm_metrics(alarm)
     assert {name for name, _ in metrics} == {"ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted"}
     assert all(
-        dimensions == [{"Name": "StateMachineArn", "Value": {"Ref": "ConnectStateMachine"}}]
-        for _, dimensions in metrics
+        dimensions == [{"Name": "StateMachineArn", "Value": {"Ref": machine}}] for _, dimensions in metrics
     )
     assert (alarm["Threshold"], alarm["ComparisonOperator"]) == (0, "GreaterThanThreshold")
     # And an execution ends: the definition has a timeout
-    props = template().of_type("AWS::Serverless::StateMachine")["ConnectStateMachine"]
+    props = template().of_type("AWS::Serverless::StateMachine")[machine]
     definition = json.loads((ROOT / props["DefinitionUri"]).read_text())
     assert 0 < definition["TimeoutSeconds"] <= 7 * 24 * 3600
 

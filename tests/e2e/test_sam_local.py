@@ -17,8 +17,8 @@ import re
 import shlex
 import subprocess
 import uuid
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -55,6 +55,8 @@ TASKS = sorted(
 )
 # The samples of these name a batch this stack never had: its answer is that it has none.
 NO_SUCH_BATCH = {"ConnectVerifyChunkFunction", "ConnectDeliverFunction"}
+# The samples of these act on the pass the plan's sample plans: they run after it, as in the workflow.
+AFTER_THE_PLAN = {"WebhookMonitorFunction", "MonitorSummaryFunction"}
 
 
 def readme_sam_command() -> list[str]:
@@ -257,10 +259,16 @@ def answers(
     sent = events(replacements, client["auth_token"], client["desktop_auth_token"])
     environments = sam_environments(env_vars, work)
     with ThreadPoolExecutor(max_workers=4) as pool:
-        running = {
-            logical_id: pool.submit(_invoke, runtime, environment, code, handler, sent[logical_id])
-            for logical_id, (environment, code, handler) in environments.items()
-        }
+
+        def started(logical_ids: Iterable[str]) -> dict[str, Future[dict[str, Any]]]:
+            return {
+                logical_id: pool.submit(_invoke, runtime, *environments[logical_id], sent[logical_id])
+                for logical_id in logical_ids
+            }
+
+        running = started(set(environments) - AFTER_THE_PLAN)
+        running["MonitorPlanFunction"].result()
+        running |= started(AFTER_THE_PLAN)
         return {logical_id: future.result() for logical_id, future in running.items()}
 
 

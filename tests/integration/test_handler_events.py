@@ -45,7 +45,7 @@ def test_every_sample_event_is_a_rest_proxy_authorizer_queue_or_schedule_event()
         if "Records" in event:
             assert all(record["eventSource"] == "aws:sqs" for record in event["Records"]), sample
             continue
-        if event == {} or {"bucket", "batchId"} & set(event):  # Scheduler (no input); Step Functions tasks
+        if event == {} or {"bucket", "batchId", "passId"} & set(event):  # Scheduler; Step Functions tasks
             continue
         assert event["requestContext"]["resourcePath"] == event["resource"], sample
         assert event["httpMethod"] in {"GET", "POST", "DELETE"}, sample

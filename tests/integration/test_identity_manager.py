@@ -875,10 +875,17 @@ def test_the_monitor_walks_every_active_identity_of_every_client(
     alice.deactivate(alice.enrolled(phoneNumber=new_number()))
     bob.disenroll(bob.enrolled(phoneNumber=new_number()))
 
-    # When the monitor walks them two at a time
-    pages = list(api.container.enrollment_store.active_pages(page_size=2))
+    # When the monitor walks the three segments of a parallel scan, two items at a time
+    store, pages = api.container.enrollment_store, []
+    for segment in range(3):
+        position: str | None = None
+        while True:
+            page, position = store.active_segment_page(segment, 3, position, page_size=2)
+            pages.append(page)
+            if position is None:
+                break
 
-    # Then it meets each active identity once, and no other
+    # Then the segments meet each active identity once, and no other
     walked = [e.service_id for page in pages for e in page]
     assert sorted(walked) == sorted(active)
     assert all(e.active and e.pii is None for page in pages for e in page)

@@ -12,13 +12,24 @@ from tests.harness import Api, load_event
 pytestmark = pytest.mark.cold_instances
 
 
-def test_monitor_sample_runs_one_pass(api: Api) -> None:
+def test_monitor_samples_plan_a_pass_check_a_segment_and_sum_it_up(api: Api) -> None:
     # Given a stack with nothing enrolled
-    # When the scheduler's sample event runs the monitor
-    report = api.invoke("WebhookMonitorFunction", load_event("webhook_monitor/scheduled.json"))
+    # When the workflow's sample events run its three steps
+    plan = api.invoke("MonitorPlanFunction", load_event("monitor_plan/scheduled.json"))
+    segment = api.invoke("WebhookMonitorFunction", load_event("webhook_monitor/segment.json"))
+    summary = api.invoke("MonitorSummaryFunction", load_event("monitor_summary/pass.json"))
 
-    # Then it reports a complete pass over no identity
-    assert report == {"identities": 0, "events": 0, "queued": 0, "skipped": 0, "complete": True}
+    # Then the pass has its 16 segments, the first is done over no identity, and the pass is not finished
+    assert (plan["passId"], plan["totalSegments"]) == ("2026-03-02T06:00:00Z", 16)
+    assert plan["segments"] == list(range(16))
+    assert segment == {
+        "passId": "2026-03-02T06:00:00Z",
+        "segment": 0,
+        "done": True,
+        "checked": 0,
+        "events": 0,
+    }
+    assert (summary["segmentsDone"], summary["checked"], summary["finishedAt"]) == (1, 0, None)
 
 
 def test_delivery_sample_for_a_client_without_webhook_is_consumed(api: Api) -> None:

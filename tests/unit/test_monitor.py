@@ -13,7 +13,7 @@ from phoneid.domain.enrollment import Action, Enrollment, new_service_id
 from phoneid.domain.monitor import Fact, MonitorState, compare, needs_baseline
 from phoneid.domain.signals import ChangeKind, ListEntry, ListKind, SignalSourceError
 from phoneid.services.clients import ClientAdmin
-from phoneid.services.monitor import ChangeMonitor, MonitorSources
+from phoneid.services.monitor import ChangeMonitor, MonitorSources, PageReport
 from tests.fakes import (
     START,
     ContextCipher,
@@ -164,7 +164,6 @@ class World:
         self.clients = InMemoryClientStore()
         self.admin = ClientAdmin(self.clients, self.clock, "production", "US", cipher=ContextCipher())
         self.monitor = ChangeMonitor(
-            enrollments=self.enrollments,
             states=self.states,
             sources=MonitorSources(
                 lists=self.lists,
@@ -197,9 +196,13 @@ class World:
         self.enrollments.enroll(enrollment)
         return enrollment
 
-    def next_pass(self) -> Any:
+    def next_pass(self) -> PageReport:
+        """A pass an hour after the last, over one page of every active identity."""
         self.clock.advance(hours=1)
-        return self.monitor.run()
+        active = [e for e in self.enrollments.items.values() if e.active]
+        return self.monitor.check_page(
+            active, pass_id=self.clock.now().isoformat(), started_at=self.clock.now()
+        )
 
 
 def test_the_first_pass_records_the_baseline_and_sends_nothing() -> None:
@@ -212,7 +215,7 @@ def test_the_first_pass_records_the_baseline_and_sends_nothing() -> None:
     report = world.next_pass()
 
     # Then the identity was checked, nothing was found, and its baseline is saved
-    assert (report.identities, report.events, report.complete) == (1, 0, True)
+    assert (report.checked, report.events, report.late) == (1, 0, 0)
     assert world.queue.sent == []
     saved = world.states.monitor_state(alice.client_id, alice.service_id)
     assert saved is not None
@@ -264,7 +267,7 @@ def test_inactive_identities_are_not_checked_and_start_over_when_activated() -> 
     reactivated = world.next_pass()
 
     # Then no pass sends an event for it: the change happened before it was active again
-    assert inactive.identities == 0
+    assert inactive.checked == 0
     assert reactivated.events == 0
     assert world.queue.sent == []
 
@@ -309,7 +312,7 @@ def test_numbers_outside_the_us_are_not_monitored() -> None:
 
     report = world.next_pass()
 
-    assert (report.identities, report.skipped) == (0, 1)
+    assert (report.checked, report.skipped) == (0, 1)
 
 
 def test_a_sandbox_stack_uses_only_the_lists_and_the_numbering_plan() -> None:
@@ -339,10 +342,13 @@ def test_a_sandbox_stack_uses_only_the_lists_and_the_numbering_plan() -> None:
     assert line_type.description == "The number's line type changed from fixed-or-mobile to voip-nonfixed."
 
 
-def test_a_pass_short_of_time_stops_and_says_so() -> None:
+def test_a_page_short_of_time_leaves_its_identities_late() -> None:
     world = World()
-    world.enroll(world.client(), "+12025550109")
+    alice = world.enroll(world.client(), "+12025550109")
 
-    report = world.monitor.run(time_left=lambda: 5.0)
+    report = world.monitor.check_page(
+        [alice], pass_id="p1", started_at=world.clock.now(), time_left=lambda: 5.0
+    )
 
-    assert (report.identities, report.complete) == (0, False)
+    assert (report.checked, report.late) == (0, 1)
+    assert world.states.monitor_state(alice.client_id, alice.service_id) is None

@@ -228,6 +228,21 @@ def test_a_sim_swap_the_monitor_already_saw_is_not_sent_again() -> None:
     assert world.queue.sent == []
 
 
+def test_a_notification_keeps_the_pass_that_checked_the_identity() -> None:
+    # Given an identity the monitor's pass "p1" checked
+    world = World()
+    seen = MonitorState(facts={"reachable": True}, checked_at=START, pass_id="p1")
+    world.states.save_monitor_state(world.client_id, world.identity.service_id, seen)
+
+    # When the operator pushes a change of it
+    world.receive(PushSignal.SIM_SWAP)
+
+    # Then its state still says "p1" checked it: the pass, resumed, does not check it again
+    saved = world.states.monitor_state(world.client_id, world.identity.service_id)
+    assert saved is not None
+    assert saved.pass_id == "p1"
+
+
 def test_disconnect_and_roaming_abroad_are_changes_whatever_the_monitor_saw_before() -> None:
     world = World()
     world.states.save_monitor_state(

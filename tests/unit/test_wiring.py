@@ -18,6 +18,7 @@ NUMBERS = {
     "KEY_INACTIVITY_DAYS": "90",
     "SMS_PER_NUMBER_PER_HOUR": "5",
     "SMS_PER_CLIENT_PER_HOUR": "500",
+    "MONITOR_MAX_SEGMENTS": "256",
 }
 CHOICES = {
     "PHONEID_TIER": "production",

@@ -1,4 +1,5 @@
-"""``phoneid webhooks``: change events whose deliveries failed (the dead-letter queue)."""
+"""``phoneid webhooks``: change events whose deliveries failed (the dead-letter queue), and the
+change monitor's latest pass."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ def register(commands: Any) -> None:
     redrive = webhooks.add_parser("redrive", help="send the failed change events to their webhooks again")
     add_target(redrive)
     redrive.set_defaults(run=run_redrive)
+    status = webhooks.add_parser(
+        "monitor-status", help="the change monitor's current or last pass: segments done, identities checked"
+    )
+    add_target(status)
+    status.set_defaults(run=run_monitor_status)
 
 
 def _dead_letters(args: argparse.Namespace, context: Context) -> DeadLetters:
@@ -74,4 +80,35 @@ def run_redrive(args: argparse.Namespace, context: Context) -> int:
     """Every dead-lettered event back to the webhook queue, with its event id unchanged."""
     moved = _dead_letters(args, context).redrive()
     show({"redriven": moved}, args.json, [f"{moved} change event(s) sent back to the webhook queue"])
+    return 0
+
+
+def run_monitor_status(args: argparse.Namespace, context: Context) -> int:
+    """The latest monitor pass: its segments done of all, identities checked, events, its times."""
+    services = context.services(args)
+    if not services.settings.monitor_passes_table:
+        raise CommandError("no monitor passes table here: name the stack with --local or --stack NAME")
+    found = services.monitor_passes.status()
+    if found is None:
+        show(None, args.json, ["no monitor pass yet"])
+        return 0
+    latest, segments = found
+    data = {
+        "passId": latest.pass_id,
+        "state": "finished" if latest.finished else "unfinished",
+        "segmentsDone": latest.segments_done,
+        "totalSegments": latest.total_segments,
+        "segmentsStarted": len(segments),
+        "checked": latest.checked,
+        "events": latest.events,
+        "startedAt": latest.started_at.isoformat(timespec="seconds"),
+        "finishedAt": latest.finished_at.isoformat(timespec="seconds") if latest.finished_at else None,
+    }
+    lines = [
+        f"pass {data['passId']}: {data['state']},"
+        f" {data['segmentsDone']}/{data['totalSegments']} segments done ({data['segmentsStarted']} started)",
+        f"  {data['checked']} identities checked, {data['events']} change events",
+        f"  started {data['startedAt']}, finished {data['finishedAt'] or '-'}",
+    ]
+    show(data, args.json, lines)
     return 0

@@ -36,14 +36,15 @@ failed chunks in its own deliver step, so the same ASL runs here and in AWS.
 - ``lambda_tasks``, ``eventbridge``, ``s3_events``, ``retry_waits``: one patch's module each, as listed
   above.
 - ``provisioning``: the template's state machines and rules created for a stack (``provision``).
-- ``watching``: executions listed, waited for, and logged (``executions``, ``wait``, ``ExecutionLog``).
+- ``watching``: executions listed, started and waited for, and logged (``executions``, ``run``,
+  ``wait``, ``ExecutionLog``).
 """
 
 from phoneid_dev.workflows.eventbridge import start_from_event, target_input
 from phoneid_dev.workflows.execution import enable_execution, install
 from phoneid_dev.workflows.lambda_tasks import run_function
 from phoneid_dev.workflows.provisioning import provision
-from phoneid_dev.workflows.watching import ExecutionLog, executions, wait
+from phoneid_dev.workflows.watching import ExecutionLog, executions, run, wait
 
 __all__ = [
     "ExecutionLog",
@@ -51,6 +52,7 @@ __all__ = [
     "executions",
     "install",
     "provision",
+    "run",
     "run_function",
     "start_from_event",
     "target_input",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,24 @@ def executions(state_machine_arn: str) -> list[dict[str, Any]]:
     sfn = boto3.client("stepfunctions")
     listed = sfn.list_executions(stateMachineArn=state_machine_arn)["executions"]
     return [dict(sfn.describe_execution(executionArn=each["executionArn"])) for each in listed]
+
+
+def run(state_machine_arn: str, payload: Mapping[str, Any], timeout: float = 120.0) -> dict[str, Any]:
+    """Start one execution with ``payload`` and wait for it to end; describe it.
+
+    Raises TimeoutError after ``timeout`` seconds."""
+    sfn = boto3.client("stepfunctions")
+    started = sfn.start_execution(
+        stateMachineArn=state_machine_arn, name=str(uuid.uuid4()), input=json.dumps(payload)
+    )
+    deadline = time.monotonic() + timeout
+    while True:
+        described = dict(sfn.describe_execution(executionArn=started["executionArn"]))
+        if described["status"] != "RUNNING":
+            return described
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{started['executionArn']} still runs after {timeout:g} s")
+        time.sleep(0.05)
 
 
 def wait(state_machine_arn: str, timeout: float = 60.0, at_least: int = 1) -> list[dict[str, Any]]:

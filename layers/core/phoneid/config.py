@@ -85,6 +85,9 @@ class Settings(BaseModel):
     # empty: every signal is polled. Push also needs PUBLIC_BASE_URL, the sink's base given to the operator.
     camara_subscriptions: str = Field(default="", alias="CAMARA_SUBSCRIPTIONS")
     push_subscriptions_table: str = Field(default="", alias="PUSH_SUBSCRIPTIONS_TABLE")
+    # The change monitor's passes (plan, segment progress, totals) and the most segments a pass has.
+    monitor_passes_table: str = Field(default="", alias="MONITOR_PASSES_TABLE")
+    monitor_max_segments: int = Field(default=256, ge=1, le=10_000, alias="MONITOR_MAX_SEGMENTS")
     # The queue of change events for the clients' webhooks (the monitor and delivery functions only).
     webhook_queue_url: str = Field(default="", alias="WEBHOOK_QUEUE_URL")
     # True on the local stack only (``phoneid dev``, and the moto stacks of the tests), which sets it;

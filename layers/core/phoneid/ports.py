@@ -15,6 +15,7 @@ from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.idempotency import KeyRecord
 from phoneid.domain.identity import Identity
 from phoneid.domain.monitor import MonitorState
+from phoneid.domain.monitor_pass import MonitorPass, SegmentProgress
 from phoneid.domain.push import PushSignal, PushSubscription
 from phoneid.domain.session import Session
 from phoneid.domain.signals import (
@@ -388,8 +389,15 @@ class EnrollmentStore(NumberHistorySource, Protocol):
         """
         ...
 
-    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
-        """Every active identity of every client, a page at a time (the change monitor's walk)."""
+    def active_segment_page(
+        self, segment: int, total_segments: int, position: str | None, page_size: int = 100
+    ) -> tuple[list[Enrollment], str | None]:
+        """One page of active identities of one segment of a parallel scan, from ``position``
+        (None: the segment's start), and the position after it (None: the segment is done)."""
+        ...
+
+    def approximate_count(self) -> int:
+        """About how many items the store holds (a monitor pass's plan)."""
         ...
 
 
@@ -404,6 +412,26 @@ class MonitorStateStore(Protocol):
     def save_monitor_state(self, client_id: str, service_id: str, state: MonitorState) -> bool:
         """Save ``state`` on the identity while it is active; False (nothing written) otherwise."""
         ...
+
+
+class MonitorPassStore(Protocol):
+    """Each monitor pass's plan and totals, and the progress of each of its segments."""
+
+    def plan(self, planned: MonitorPass) -> MonitorPass:
+        """Keep ``planned``, or return the pass already planned under its id."""
+        ...
+
+    def get(self, pass_id: str) -> MonitorPass | None: ...
+
+    def latest(self) -> MonitorPass | None: ...
+
+    def progress(self, pass_id: str, segment: int) -> SegmentProgress | None: ...
+
+    def save_progress(self, pass_id: str, progress: SegmentProgress, now: datetime) -> None: ...
+
+    def segments(self, pass_id: str) -> list[SegmentProgress]: ...
+
+    def save_totals(self, summary: MonitorPass) -> None: ...
 
 
 class PushSubscriptionStore(Protocol):

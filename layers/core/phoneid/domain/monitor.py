@@ -54,6 +54,7 @@ class MonitorState:
 
     facts: Mapping[str, Any] = field(default_factory=dict)  # Fact value -> JSON value
     checked_at: datetime | None = None
+    pass_id: str | None = None  # the pass that checked it last: never twice in one pass
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,8 @@
 """The change monitor: one pass over every active enrolled identity, asking the signal sources again.
 
+A pass is a workflow over parallel-scan segments (``phoneid.services.monitor_passes``), which
+checks each page of identities with :meth:`ChangeMonitor.check_page`.
+
 Each identity's number is observed through the same ports the fraud policy uses (SIM swap, number
 recycling, device reachability and roaming from the carrier; port events and line types from the
 operator's lists, else the numbering plan) and compared with what the previous pass saw (rules:
@@ -21,8 +24,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
@@ -39,7 +43,6 @@ from phoneid.ports import (
     ClientStore,
     Clock,
     DeviceStatusSource,
-    EnrollmentStore,
     MonitorStateStore,
     NumberRecyclingSource,
     SignalLists,
@@ -70,21 +73,23 @@ class MonitorSources:
 
 
 @dataclass(frozen=True)
-class PassReport:
-    identities: int  # identities checked
-    events: int  # change events found
-    queued: int  # of those, queued for a webhook
-    skipped: int  # active identities not monitored (not US) or not checked (failed, out of time)
-    complete: bool  # False: the pass ran out of time before the last identity
+class PageReport:
+    """What checking some identities came to; summed over pages."""
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "identities": self.identities,
-            "events": self.events,
-            "queued": self.queued,
-            "skipped": self.skipped,
-            "complete": self.complete,
-        }
+    checked: int = 0  # identities checked (in a resumed pass: or checked by it before)
+    events: int = 0  # change events found
+    queued: int = 0  # of those, queued for a webhook
+    skipped: int = 0  # not monitored (not US) or failed: not checked again in this pass
+    late: int = 0  # not checked for want of time: the page is to be checked again
+
+    def __add__(self, other: PageReport) -> PageReport:
+        return PageReport(
+            self.checked + other.checked,
+            self.events + other.events,
+            self.queued + other.queued,
+            self.skipped + other.skipped,
+            self.late + other.late,
+        )
 
 
 @dataclass
@@ -94,6 +99,7 @@ class _Pass:
     now: datetime
     clients: ClientStore
     time_left: Callable[[], float] | None
+    pass_id: str  # each identity is checked once in a pass
     _webhooks: dict[str, bool] = field(default_factory=dict)
     _logged: set[tuple[str, str, ChangeKind, datetime]] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -120,6 +126,20 @@ class _Pass:
     def out_of_time(self) -> bool:
         return self.time_left is not None and self.time_left() < TIME_MARGIN_SECONDS
 
+    def logged(self, event: ChangeEvent) -> ChangeEvent:
+        """The event as the change-event log keeps it: its id derived from the pass, the client,
+        the number, the kind and the time, so that the pages, segments and retries of one pass log
+        a number's change once however many identities it has (the log keeps one item per id)."""
+        parts = (
+            self.pass_id,
+            event.client_id,
+            event.phone_number,
+            event.kind.value,
+            event.occurred_at.isoformat(),
+        )
+        name = "|".join(parts)
+        return replace(event, event_id=str(uuid.uuid5(_LOG_NAMESPACE, name)))
+
 
 def _iso(moment: datetime | None) -> str | None:
     if moment is None:
@@ -132,7 +152,6 @@ class ChangeMonitor:
     def __init__(
         self,
         *,
-        enrollments: EnrollmentStore,
         states: MonitorStateStore,
         sources: MonitorSources,
         change_events: ChangeEventLog,
@@ -140,10 +159,8 @@ class ChangeMonitor:
         clients: ClientStore,
         clock: Clock,
         workers: int = 8,
-        page_size: int = 100,
         push: PushSubscriptions | None = None,
     ) -> None:
-        self._enrollments = enrollments
         self._states = states
         self._sources = sources
         self._change_events = change_events
@@ -151,44 +168,49 @@ class ChangeMonitor:
         self._clients = clients
         self._clock = clock
         self._workers = workers
-        self._page_size = page_size
         # Push before poll: a signal the operator pushes for an identity is not polled for it.
         self._push = push
 
-    def run(self, time_left: Callable[[], float] | None = None) -> PassReport:
-        """One pass; ``time_left`` (seconds left of the invocation) lets it stop in time."""
-        walk = _Pass(now=self._clock.now(), clients=self._clients, time_left=time_left)
-        checked = events = queued = skipped = 0
-        complete = True
+    def check_page(
+        self,
+        page: list[Enrollment],
+        *,
+        pass_id: str,
+        started_at: datetime,
+        time_left: Callable[[], float] | None = None,
+    ) -> PageReport:
+        """Check one page of identities in pass ``pass_id``, started at ``started_at`` (the time of
+        the events it finds that have no time of their own); ``time_left``: seconds left of the
+        invocation, to stop in time. An identity this pass checked already is counted, not checked
+        again; ``late`` counts those left for want of time."""
+        walk = _Pass(now=started_at, clients=self._clients, time_left=time_left, pass_id=pass_id)
         with concurrent.futures.ThreadPoolExecutor(self._workers, thread_name_prefix="monitor") as pool:
-            for page in self._enrollments.active_pages(self._page_size):
-                monitored = [e for e in page if e.country in MONITORED_COUNTRIES]
-                skipped += len(page) - len(monitored)
-                checks = [submit_in_context(pool, self._check, e, walk) for e in monitored]
-                for outcome in (check.result() for check in checks):
-                    if outcome is None:
-                        skipped += 1
-                        continue
-                    checked += 1
-                    events += outcome[0]
-                    queued += outcome[1]
-                if walk.out_of_time():
-                    complete = False
-                    break
-        report = PassReport(checked, events, queued, skipped, complete and not walk.out_of_time())
-        log = logger.info if report.complete else logger.warning
-        log("monitor pass", extra=report.as_dict())
+            return self._check_page(page, walk, pool)
+
+    def out_of_time(self, time_left: Callable[[], float] | None) -> bool:
+        return time_left is not None and time_left() < TIME_MARGIN_SECONDS
+
+    def _check_page(
+        self, page: list[Enrollment], walk: _Pass, pool: concurrent.futures.ThreadPoolExecutor
+    ) -> PageReport:
+        monitored = [e for e in page if e.country in MONITORED_COUNTRIES]
+        report = PageReport(skipped=len(page) - len(monitored))
+        checks = [submit_in_context(pool, self._check, e, walk) for e in monitored]
+        for outcome in (check.result() for check in checks):
+            report = report + outcome
         return report
 
     # --- one identity --------------------------------------------------------------------------
 
-    def _check(self, enrollment: Enrollment, walk: _Pass) -> tuple[int, int] | None:
-        """(events found, events queued), or None when the identity was not checked."""
+    def _check(self, enrollment: Enrollment, walk: _Pass) -> PageReport:
+        """One identity's outcome: checked (with its events found and queued), failed or late."""
         if walk.out_of_time():
-            return None
+            return PageReport(late=1)
         where = {"serviceId": enrollment.service_id, "phone": mask(enrollment.phone_number)}
         try:
             state = self._states.monitor_state(enrollment.client_id, enrollment.service_id)
+            if state is not None and state.pass_id == walk.pass_id:
+                return PageReport(checked=1)  # checked by this pass before it was resumed
             previous = None if needs_baseline(state, enrollment.updated_at) else state
             # A pushed signal is polled only while it has no baseline (to compare with if its
             # subscription ends); then its notifications keep the state current.
@@ -199,16 +221,18 @@ class ChangeMonitor:
             changes, saved = compare(previous, observed, now=walk.now, home_country=enrollment.country)
             found = change_events(enrollment, changes)
             if found:
-                self._change_events.append(walk.first_of(found))
+                self._change_events.append([walk.logged(e) for e in walk.first_of(found)])
             queued = 0
             if found and walk.has_webhook(enrollment.client_id):
                 for event in found:
                     self._queue.send(event)
                     queued += 1
+            # Events are dated at the pass's start; the state at the check itself (activations after it).
+            saved = replace(saved, pass_id=walk.pass_id, checked_at=self._clock.now())
             self._states.save_monitor_state(enrollment.client_id, enrollment.service_id, saved)
         except Exception as error:  # one identity's failure never stops the pass
             logger.warning("monitor check failed", extra={**where, "error_type": type(error).__name__})
-            return None
+            return PageReport(skipped=1)
         for event in found:
             logger.info(
                 "change event",
@@ -219,7 +243,7 @@ class ChangeMonitor:
                     "queued": queued > 0,
                 },
             )
-        return len(found), queued
+        return PageReport(checked=1, events=len(found), queued=queued)
 
     def _observe(self, enrollment: Enrollment, skip: set[Fact]) -> dict[Fact, Any]:
         """The facts the sources could give, but those in ``skip`` (pushed); a failed source is
@@ -275,4 +299,5 @@ class ChangeMonitor:
         return _UNKNOWN if line_type == "unknown" else str(line_type)
 
 
+_LOG_NAMESPACE: Final = uuid.UUID("0c6f7a52-4b1e-4d5e-9a63-5d0f1c2b7e01")
 _UNKNOWN: Final = object()  # a source that answered but knows nothing: not an observation

@@ -16,6 +16,7 @@ turned into the monitor's change events.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from aws_lambda_powertools import Logger
 
@@ -125,6 +126,8 @@ class PushNotifications:
             if client and client.webhook and client.enabled:
                 for change_event in found:
                     self._queue.send(change_event)
+        # The pass that checked the identity stays recorded: a page of it read again skips it.
+        saved = replace(saved, pass_id=state.pass_id if state else None)
         self._states.save_monitor_state(enrollment.client_id, enrollment.service_id, saved)
         for change_event in found:
             logger.info(

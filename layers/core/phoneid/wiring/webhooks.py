@@ -11,6 +11,7 @@ from phoneid.wiring.push import Push
 if TYPE_CHECKING:
     from phoneid.ports import WebhookSender
     from phoneid.services.monitor import ChangeMonitor
+    from phoneid.services.monitor_passes import MonitorPasses
     from phoneid.services.webhooks import WebhookDelivery
 
 
@@ -29,7 +30,6 @@ class Webhooks(Push):
         from phoneid.services.monitor import ChangeMonitor, MonitorSources
 
         return ChangeMonitor(
-            enrollments=self.enrollment_store,
             states=self.monitor_states,
             sources=MonitorSources(
                 lists=self.signal_lists,
@@ -42,6 +42,20 @@ class Webhooks(Push):
             clients=self.clients,
             clock=self.clock,
             push=self.push_subscriptions,
+        )
+
+    @cached_property
+    def monitor_passes(self) -> MonitorPasses:
+        """The monitor's pass as a workflow: plan, segments, totals (statemachines/monitor.asl.json)."""
+        from phoneid.adapters.dynamodb.monitor_passes import DynamoMonitorPasses
+        from phoneid.services.monitor_passes import MonitorPasses
+
+        return MonitorPasses(
+            monitor=self.monitor,
+            enrollments=self.enrollment_store,
+            passes=DynamoMonitorPasses(self.dynamodb, self.settings.monitor_passes_table),
+            clock=self.clock,
+            max_segments=self.settings.monitor_max_segments,
         )
 
     @cached_property

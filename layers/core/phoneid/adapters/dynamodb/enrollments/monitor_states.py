@@ -29,11 +29,18 @@ class DynamoMonitorStates:
         if not stored:
             return None
         decoded = json.loads(stored)
-        return MonitorState(facts=decoded.get("facts", {}), checked_at=from_ms(decoded["checkedAtMs"]))
+        return MonitorState(
+            facts=decoded.get("facts", {}),
+            checked_at=from_ms(decoded["checkedAtMs"]),
+            pass_id=decoded.get("passId"),
+        )
 
     def save_monitor_state(self, client_id: str, service_id: str, state: MonitorState) -> bool:
         assert state.checked_at is not None
-        text = json.dumps({"facts": dict(state.facts), "checkedAtMs": ms(state.checked_at)})
+        stored: dict[str, Any] = {"facts": dict(state.facts), "checkedAtMs": ms(state.checked_at)}
+        if state.pass_id is not None:
+            stored["passId"] = state.pass_id
+        text = json.dumps(stored)
         try:
             with provider_errors("monitor state write", condition_failed=Conflict):
                 self._db.update_item(

@@ -1,10 +1,10 @@
-"""Identities listed: a client's pages (index ``byClient``, oldest first) and the change monitor's
-pass over every active identity."""
+"""Identities listed: a client's pages (index ``byClient``, oldest first), and the active identities
+of one segment of a parallel scan (the change monitor's pass)."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from phoneid.adapters.aws import provider_errors
@@ -65,8 +65,29 @@ class EnrollmentPages:
         last = found[limit - 1]["createdSk"] if len(found) > limit else None
         return EnrollmentPage(items=items, last_position=last)
 
-    def active(self, page_size: int) -> Iterator[list[Enrollment]]:
-        request: dict[str, Any] = {
+    def active_segment_page(
+        self, segment: int, total_segments: int, position: str | None, page_size: int
+    ) -> tuple[list[Enrollment], str | None]:
+        """One page of one segment of a parallel scan over the active identities, from
+        ``position`` (a previous page's, None: the segment's start), and the position after it
+        (None: the segment is done). A page may hold no identity while the scan goes on."""
+        request = self._active_scan(page_size) | {"Segment": segment, "TotalSegments": total_segments}
+        if position is not None:
+            request["ExclusiveStartKey"] = json.loads(position)
+        with provider_errors("enrollment scan"):
+            response = self._table.db.scan(**request)
+        page = [self._table.enrollment(plain(item), with_pii=False) for item in response["Items"]]
+        last = response.get("LastEvaluatedKey")
+        return page, json.dumps(last, sort_keys=True) if last else None
+
+    def approximate_count(self) -> int:
+        """The table's item count as DynamoDB last computed it (about every six hours)."""
+        with provider_errors("enrollment table size"):
+            described = self._table.db.describe_table(TableName=self._table.name)
+        return int(described["Table"].get("ItemCount", 0))
+
+    def _active_scan(self, page_size: int) -> dict[str, Any]:
+        return {
             "TableName": self._table.name,
             "FilterExpression": "kind = :identity AND #status = :active",
             # Everything but the sealed PII: the monitor never needs it.
@@ -79,12 +100,3 @@ class EnrollmentPages:
             },
             "Limit": page_size,
         }
-        while True:
-            with provider_errors("enrollment scan"):
-                response = self._table.db.scan(**request)
-            page = [self._table.enrollment(plain(item), with_pii=False) for item in response["Items"]]
-            if page:
-                yield page
-            if not response.get("LastEvaluatedKey"):
-                return
-            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]

@@ -3,7 +3,7 @@ disenrolled at a time here; many at once in ``bulk``, listed in ``pages``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -95,8 +95,13 @@ class DynamoEnrollmentStore:
     ) -> EnrollmentPage:
         return self._pages.page(client_id, limit=limit, after=after, include_inactive=include_inactive)
 
-    def active_pages(self, page_size: int = 100) -> Iterator[list[Enrollment]]:
-        return self._pages.active(page_size)
+    def active_segment_page(
+        self, segment: int, total_segments: int, position: str | None, page_size: int = 100
+    ) -> tuple[list[Enrollment], str | None]:
+        return self._pages.active_segment_page(segment, total_segments, position, page_size)
+
+    def approximate_count(self) -> int:
+        return self._pages.approximate_count()
 
     # --- writes ------------------------------------------------------------------------------
 
