@@ -124,7 +124,16 @@ def make_api(
             operator: FakeOperator | None = None,
             parameters: dict[str, str] | None = None,
         ) -> Api:
-            parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING", **(parameters or {})}
+            parameters = {
+                "Tier": tier,
+                "Region": region,
+                "LogLevel": "WARNING",
+                # A monitor pass over a test's handful of identities in two segments, not the
+                # sixteen a deployed stack's plan starts from: each is a child execution. How a pass
+                # splits and continues is tested with its own count (test_monitor_workflow.py).
+                "MonitorMaxSegments": "2",
+                **(parameters or {}),
+            }
             overrides = {"PUBLIC_BASE_URL": PUBLIC_BASE_URL}
             cold_starts = request.node.get_closest_marker("cold_instances") is not None
             if operator is None:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
+from phoneid_dev.template import template
 from tests.harness import Api, load_event
 
 # Each invocation a new instance: the IAM check sees every call each function makes on its own.
 pytestmark = pytest.mark.cold_instances
 
 
-def test_monitor_samples_plan_a_pass_check_a_segment_and_sum_it_up(api: Api) -> None:
-    # Given a stack with nothing enrolled
+def test_monitor_samples_plan_a_pass_check_a_segment_and_sum_it_up(make_api: Callable[..., Api]) -> None:
+    # Given a stack deployed with the template's default segments, with nothing enrolled
+    default = template().parameter_defaults()["MonitorMaxSegments"]
+    api = make_api(parameters={"MonitorMaxSegments": default})
     # When the workflow's sample events run its three steps
     plan = api.invoke("MonitorPlanFunction", load_event("monitor_plan/scheduled.json"))
     segment = api.invoke("WebhookMonitorFunction", load_event("webhook_monitor/segment.json"))
