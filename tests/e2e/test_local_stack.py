@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import httpx
@@ -110,12 +111,26 @@ def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c(tmp_path: Path) ->
     server = start_dev_server(tmp_path)
     assert server.state_file.exists()
 
-    # When the user presses Ctrl-C
+    # When the user pastes the banner's export line into a shell, then presses Ctrl-C
+    exports = [line for line in server.output().splitlines() if line.startswith("export ")]
+    assert len(exports) == 1, server.output()
+    shell = subprocess.run(  # noqa: S603 - the banner's own line
+        ["/bin/sh", "-c", f'{exports[0]}\nprintf "%s\\n" "$B" "$ID" "$SECRET"'],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    base_url, client_id, client_secret = shell.stdout.splitlines()
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        token = _token(http, client_id, client_secret)
     code, output = server.stop()
 
-    # Then it had printed a client id and secret, and it exits 0 and removes its state file
-    assert "client_id" in output
-    assert "client_secret" in output
+    # Then the line had set the README's variables: the stack's URL and a working client's credentials
+    assert base_url == server.base_url
+    assert token
+    assert f"client_id      {client_id}" in output
+    assert f"client_secret  {client_secret}" in output
+    # And it exits 0 and removes its state file
     assert code == 0
     assert "stopped" in output
     assert not server.state_file.exists()
