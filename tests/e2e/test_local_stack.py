@@ -9,8 +9,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import http_collection
 from tests.e2e.conftest import CLIENT_ID, CLIENT_SECRET, DevServer, HttpApi, start_dev_server
 from tests.harness import Credentials
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.e2e
 
@@ -134,3 +137,37 @@ def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c(tmp_path: Path) ->
     assert code == 0
     assert "stopped" in output
     assert not server.state_file.exists()
+
+
+def test_the_http_collection_runs_against_the_stack(dev_server: DevServer, http: httpx.Client) -> None:
+    # Given the README's examples as an HTTP collection, with the stack's URL and credentials pasted
+    collection = http_collection.load(
+        ROOT / "docs" / "http" / "phoneid.http",
+        {"B": dev_server.base_url, "ID": CLIENT_ID, "SECRET": CLIENT_SECRET},
+    )
+
+    # When each request is sent in order, filled in from the answers before it
+    sent = http_collection.Run(collection, http_collection.sender(http)).all()
+
+    # Then each answers 2xx, or the error status it is marked with
+    outcomes = [
+        (index, request.method, request.url, _outcome(request.expect, response))
+        for index, (request, response) in enumerate(sent)
+    ]
+    assert outcomes == [
+        (index, request.method, request.url, request.expect or "2xx")
+        for index, (request, _) in enumerate(sent)
+    ], [response.text for _, response in sent]
+    answers = [response.json() for _, response in sent]
+    # And they are the README's: the flow passes, its replay is 8003, Quin fails on 9135 at complete
+    assert answers[4]["success"] is True
+    assert answers[5]["code"] == 8003
+    assert answers[9]["evaluation"]["authentication"]["failureReasons"].keys() == {"9135"}
+    assert [answer["success"] for answer in answers[10:12]] == ["pending", True]
+    assert answers[12]["isEnrolled"] is True
+    assert answers[13]["clientCustomerId"] == "cust-42"
+    assert answers[14]["success"] == "false"
+
+
+def _outcome(expect: int | None, response: httpx.Response) -> int | str:
+    return "2xx" if expect is None and response.is_success else response.status_code
