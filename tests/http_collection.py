@@ -4,7 +4,8 @@ the part of the format they use, so that a test can send them to a running stack
 - ``@name = value`` lines before the first request: file variables (a value may use others);
 - ``###`` (with an optional title) between requests; ``#`` or ``//`` comment lines before the
   request line, among them ``# @name req`` (the answer is kept as ``req``) and ``# @expect NNN``
-  (PhoneID's own mark, a comment to the editors: the request answers that error status);
+  (PhoneID's own mark, a comment to the editors: the request answers that error status) and
+  ``# @poll`` (ours too: sent again until it answers as expected, for results that come later);
 - ``METHOD URL``, header lines, a blank line and the body;
 - ``{{variable}}`` and ``{{req.response.body.$.field}}`` (a JSONPath of member names and ``[index]``).
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,10 @@ class HttpRequest:
     body: str
     name: str | None = None
     expect: int | None = None  # None: any 2xx
+    poll: bool = False
+
+    def answered(self, response: httpx.Response) -> bool:
+        return response.status_code == self.expect if self.expect else response.is_success
 
 
 @dataclass
@@ -62,12 +68,15 @@ def _request(title: str, block: str) -> HttpRequest | None:
     lines = block.splitlines()
     name: str | None = None
     expect: int | None = None
+    poll = False
     while lines and (not lines[0].strip() or lines[0].lstrip().startswith(("#", "//"))):
         comment = lines.pop(0).strip().lstrip("#/").strip()
         if comment.startswith("@name "):
             name = comment.removeprefix("@name ").strip()
         elif comment.startswith("@expect "):
             expect = int(comment.removeprefix("@expect ").strip())
+        elif comment == "@poll":
+            poll = True
     if not lines:
         return None
     method, url = lines.pop(0).split()[:2]
@@ -76,7 +85,7 @@ def _request(title: str, block: str) -> HttpRequest | None:
         header, value = lines.pop(0).split(":", 1)
         headers.append((header.strip(), value.strip()))
     body = "\n".join(lines).strip()
-    return HttpRequest(title, method, url, headers, body, name, expect)
+    return HttpRequest(title, method, url, headers, body, name, expect, poll)
 
 
 @dataclass
@@ -86,6 +95,7 @@ class Run:
     collection: Collection
     send: Callable[[HttpRequest], httpx.Response]
     answers: dict[str, Any] = field(default_factory=dict)
+    poll_seconds: float = 60
 
     def substitute(self, text: str) -> str:
         return _REFERENCE.sub(lambda match: self._value(match[1]), text)
@@ -112,8 +122,13 @@ class Run:
                 self.substitute(template.body),
                 template.name,
                 template.expect,
+                template.poll,
             )
             response = self.send(request)
+            deadline = time.monotonic() + self.poll_seconds
+            while request.poll and not request.answered(response) and time.monotonic() < deadline:
+                time.sleep(0.2)  # waiting for the stack's work (a batch's results), not timing it
+                response = self.send(request)
             if template.name is not None:
                 self.answers[template.name] = response.json()
             sent.append((request, response))

@@ -19,7 +19,10 @@ import boto3
 import httpx
 import pytest
 
+from tests import http_collection
 from tests.e2e.conftest import DevServer, start_dev_server
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.e2e
 
@@ -154,6 +157,35 @@ def test_curl_uploads_and_downloads_as_the_docs_show(stack: DevServer, tmp_path:
     )
     assert fetched.returncode == 0, fetched.stderr
     assert "ENROLL_KEY_INVALID" in rejected.read_text("utf-8")
+
+
+def test_the_http_collection_sends_a_batch_and_gets_its_results(stack: DevServer, tmp_path: Path) -> None:
+    # Given docs/http/connect.http, with what the operator's commands printed pasted in
+    client = _onboard(stack, "acme")
+    urls = _urls(stack, client, _batch_file(tmp_path, client, "20261123100000"))
+    collection = http_collection.load(
+        ROOT / "docs" / "http" / "connect.http",
+        {
+            "KEY": client.enroll_key,
+            "UPLOAD_URL": urls["upload"]["url"],
+            "OUTPUT_URL": urls["results"]["output"]["url"],
+            "ERRORS_URL": urls["results"]["errors"]["url"],
+        },
+    )
+
+    # When its requests are sent in order
+    with httpx.Client(timeout=30) as http:
+        sent = http_collection.Run(collection, http_collection.sender(http)).all()
+
+    # Then the upload is taken, and the results are the README's: Sam in the error file, Lena passing
+    # and Hugo failing on 9135 in the output file
+    assert [response.status_code for _, response in sent] == [200, 200, 200]
+    errors, output = sent[1][1].text.splitlines(), sent[2][1].text.splitlines()
+    assert errors[1:-1] == ["D,,Sam,Park,cust-3,ERR_MISSING_PHONE"]
+    assert output[1].startswith("D,+12025550112,Lena,Ortiz,cust-1,")
+    assert ",AL2," in output[1]
+    assert output[2].startswith("D,+14045550135,Hugo,Code9135,cust-2,")
+    assert "fail:9135" in output[2]
 
 
 def test_ssh_keys_and_files_of_another_client_are_refused(stack: DevServer, tmp_path: Path) -> None:
