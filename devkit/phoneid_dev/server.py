@@ -17,6 +17,7 @@ behind ``admission``), ``background`` (what runs on its own) and ``statefile``.
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import socket
 import time
@@ -138,8 +139,17 @@ def _banner(dev: DevStack, client: dict[str, str], port: int, seconds: float) ->
         f"  client_id      {client['client_id']}\n"
         f"  client_secret  {client['client_secret']}\n"
         f"  more clients   POST {base_url}/_local/clients   or   phoneid clients create --local\n"
+        "For the README's curl examples and docs/http/phoneid.http, paste into another shell:\n"
+        f"{exports(dev.local_url, client)}\n"
         f"Press Ctrl-C to stop."
     )
+
+
+def exports(local_url: str, client: dict[str, str]) -> str:
+    """The line that sets the README's variables (``B``, ``ID``, ``SECRET``) in a shell on this machine;
+    each value quoted, as a seeded secret may hold any character."""
+    values = {"B": local_url, "ID": client["client_id"], "SECRET": client["client_secret"]}
+    return "export " + " ".join(f"{name}={shlex.quote(value)}" for name, value in values.items())
 
 
 def connect_line(dev: DevStack) -> str:

@@ -19,7 +19,10 @@ import boto3
 import httpx
 import pytest
 
+from tests import http_collection
 from tests.e2e.conftest import DevServer, start_dev_server
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.e2e
 
@@ -90,36 +93,45 @@ def test_the_default_transport_is_s3_and_no_sftp_server_runs(stack: DevServer, s
 def test_a_client_puts_a_batch_to_its_url_and_gets_the_results_with_plain_http(
     stack: DevServer, state: dict[str, Any], tmp_path: Path
 ) -> None:
-    # Given a client onboarded with no SSH key, and a batch file of its
+    # Given a client onboarded with no SSH key, the URLs the operator issues for a file of its, and
+    # docs/http/connect.http with what those commands printed pasted in
     client = _onboard(stack, "acme")
-    batch = _batch_file(tmp_path, client)
+    urls = _urls(stack, client, _batch_file(tmp_path, client, "20261123100000"), "--expires", "2h")
+    collection = http_collection.load(
+        ROOT / "docs" / "http" / "connect.http",
+        {
+            "KEY": client.enroll_key,
+            "UPLOAD_URL": urls["upload"]["url"],
+            "OUTPUT_URL": urls["results"]["output"]["url"],
+            "ERRORS_URL": urls["results"]["errors"]["url"],
+        },
+    )
 
-    # When the operator issues the file's URLs, and the client PUTs the file with a plain HTTP client
-    urls = _urls(stack, client, batch, "--expires", "2h")
-    put = httpx.put(urls["upload"]["url"], content=batch.read_bytes(), timeout=30)
+    # When the client sends the collection's requests with a plain HTTP client: the PUT of the
+    # README's batch, then the GETs of its results once they are there
+    with httpx.Client(timeout=30) as http:
+        sent = http_collection.Run(collection, http_collection.sender(http)).all()
+    (put, uploaded), (_, errors), (_, output) = sent
 
-    # Then S3 took it under the client's upload prefix, byte for byte, encrypted by the bucket's key
-    assert put.status_code == 200, put.text
-    assert urls["key"] == f"clients/{client.name}/upload/{batch.name}"
+    # Then S3 took the file under the client's upload prefix, byte for byte, encrypted by the bucket's key
+    assert [response.status_code for _, response in sent] == [200, 200, 200], uploaded.text
+    assert urls["key"] == f"clients/{client.name}/upload/{urls['file_name']}"
     s3 = boto3.client("s3", endpoint_url=state["awsEndpointUrl"])
-    bucket = state["environment"]["CONNECT_BUCKET"]
-    stored = s3.get_object(Bucket=bucket, Key=urls["key"])
-    assert stored["Body"].read() == batch.read_bytes()
+    stored = s3.get_object(Bucket=state["environment"]["CONNECT_BUCKET"], Key=urls["key"])
+    assert stored["Body"].read() == put.body.encode()
     assert stored["ServerSideEncryption"] == "aws:kms"
 
-    # When the client waits for its results and fetches them through their URLs
-    results = _wait_for_results(urls)
-
-    # Then the batch ran the same workflow as an SFTP upload: the row verified into the output file,
-    # no row errors, no rejection
-    assert results["output"].status_code == 200
-    output = results["output"].text.splitlines()
-    assert output[0] == "H"
-    assert output[1].startswith(f"D,{LENA},Lena,Ortiz,cust-1,")
-    assert output[-1] == "T,1"
-    assert results["errors"].text == "H,verifiedUser\r\nT,0\r\n"
-    assert results["rejected"].status_code == 404
-    status = stack.cli("connect", "status", batch.name, "--local", "--json")
+    # And the batch ran the same workflow as an SFTP upload, with the README's results: Sam in the
+    # error file, Lena passing and Hugo failing on 9135 in the output file, no rejection
+    assert errors.text.splitlines()[1:-1] == ["D,,Sam,Park,cust-3,ERR_MISSING_PHONE"]
+    rows = output.text.splitlines()
+    assert (rows[0], rows[-1]) == ("H", "T,2")
+    assert rows[1].startswith(f"D,{LENA},Lena,Ortiz,cust-1,")
+    assert ",AL2," in rows[1]
+    assert rows[2].startswith("D,+14045550135,Hugo,Code9135,cust-2,")
+    assert "fail:9135" in rows[2]
+    assert httpx.get(urls["results"]["rejected"]["url"]).status_code == 404
+    status = stack.cli("connect", "status", urls["file_name"], "--local", "--json")
     assert json.loads(status.stdout)[0]["state"] == "delivered"
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests import http_collection
 from tests.e2e.conftest import CLIENT_ID, CLIENT_SECRET, DevServer, HttpApi, start_dev_server
 from tests.harness import Credentials
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.e2e
 
@@ -110,12 +114,60 @@ def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c(tmp_path: Path) ->
     server = start_dev_server(tmp_path)
     assert server.state_file.exists()
 
-    # When the user presses Ctrl-C
+    # When the user pastes the banner's export line into a shell, then presses Ctrl-C
+    exports = [line for line in server.output().splitlines() if line.startswith("export ")]
+    assert len(exports) == 1, server.output()
+    shell = subprocess.run(  # noqa: S603 - the banner's own line
+        ["/bin/sh", "-c", f'{exports[0]}\nprintf "%s\\n" "$B" "$ID" "$SECRET"'],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    base_url, client_id, client_secret = shell.stdout.splitlines()
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        token = _token(http, client_id, client_secret)
     code, output = server.stop()
 
-    # Then it had printed a client id and secret, and it exits 0 and removes its state file
-    assert "client_id" in output
-    assert "client_secret" in output
+    # Then the line had set the README's variables: the stack's URL and a working client's credentials
+    assert base_url == server.base_url
+    assert token
+    assert f"client_id      {client_id}" in output
+    assert f"client_secret  {client_secret}" in output
+    # And it exits 0 and removes its state file
     assert code == 0
     assert "stopped" in output
     assert not server.state_file.exists()
+
+
+def test_the_http_collection_runs_against_the_stack(dev_server: DevServer, http: httpx.Client) -> None:
+    # Given the README's examples as an HTTP collection, with the stack's URL and credentials pasted
+    collection = http_collection.load(
+        ROOT / "docs" / "http" / "phoneid.http",
+        {"B": dev_server.base_url, "ID": CLIENT_ID, "SECRET": CLIENT_SECRET},
+    )
+
+    # When each request is sent in order, filled in from the answers before it
+    sent = http_collection.Run(collection, http_collection.sender(http)).all()
+
+    # Then each answers 2xx, or the error status it is marked with
+    outcomes = [
+        (index, request.method, request.url, _outcome(request.expect, response))
+        for index, (request, response) in enumerate(sent)
+    ]
+    assert outcomes == [
+        (index, request.method, request.url, request.expect or "2xx")
+        for index, (request, _) in enumerate(sent)
+    ], [response.text for _, response in sent]
+    answers = [response.json() for _, response in sent]
+    # And they are the README's: the flow passes, its replay is 8003, Quin fails on 9135 at complete
+    assert answers[4]["success"] is True
+    assert answers[5]["code"] == 8003
+    assert answers[9]["evaluation"]["authentication"]["failureReasons"].keys() == {"9135"}
+    assert [answer["success"] for answer in answers[10:12]] == ["pending", True]
+    assert answers[12]["isEnrolled"] is True
+    assert answers[13]["clientCustomerId"] == "cust-42"
+    assert answers[14]["success"] == "false"
+
+
+def _outcome(expect: int | None, response: httpx.Response) -> int | str:
+    return "2xx" if expect is None and response.is_success else response.status_code

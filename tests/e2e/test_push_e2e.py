@@ -9,17 +9,20 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from tests import http_collection
 from tests.e2e.conftest import DevServer, HttpApi, start_dev_server
 from tests.integration.test_webhooks import Receiver
 
 pytestmark = pytest.mark.e2e
 
 PHONE = "+12025550188"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class WallClock:
@@ -97,3 +100,38 @@ def test_a_scripted_sim_swap_is_pushed_by_the_operator_and_delivered_signed(
     assert event["clientCustomerId"] == "push-1"
     assert event["occurredAt"] == swapped.isoformat().replace("+00:00", "Z")
     assert "MONITOR" not in production_server.output()
+
+
+def test_the_webhooks_http_collection_gets_the_receiver_a_sim_swap(
+    production_server: DevServer, receiver: tuple[Receiver, str]
+) -> None:
+    # Given a client whose webhook is the receiver (the collection's first step, a command)
+    state, url = receiver
+    with httpx.Client(base_url=production_server.base_url, timeout=30) as http:
+        created = http.post("/_local/clients", json={}).json()
+        registered = production_server.cli(
+            "clients", "update", created["client_id"], "--webhook", url, "--local"
+        )
+        assert registered.returncode == 0, registered.stderr
+        state.secret = next(
+            line.split(": ", 1)[1]
+            for line in registered.stdout.splitlines()
+            if line.startswith("webhook_secret:")
+        )
+        collection = http_collection.load(
+            ROOT / "docs" / "http" / "webhooks.http",
+            {"B": production_server.base_url, "ID": created["client_id"], "SECRET": created["client_secret"]},
+        )
+
+        # When docs/http/webhooks.http is sent in order
+        sent = http_collection.Run(collection, http_collection.sender(http)).all()
+
+        # Then every request succeeds, and the receiver gets the number's SIM_SWAP, signed
+        assert [response.is_success for _, response in sent] == [True] * len(sent), [r.text for _, r in sent]
+        deadline = time.monotonic() + 30
+        while not state.events and time.monotonic() < deadline:
+            time.sleep(0.2)  # waiting for the operator, the stack and its queue poller, not timing them
+    assert state.rejected == 0
+    (event,) = state.events.values()
+    assert (event["eventType"], event["phoneNumber"]) == ("SIM_SWAP", "+12025550143")
+    assert event["clientCustomerId"] == "cust-1"

@@ -11,6 +11,7 @@ import pytest
 from phoneid.domain.clients import Flag, Solution
 from phoneid.domain.sandbox import Catalogue, Scenario
 from phoneid_dev.gateway import HttpResponse
+from phoneid_dev.template import ROOT
 from tests.harness import Api, Integrator
 from tests.sandbox_numbers import NOT_A_TEST_USER, TOKEN_ONLY, VERIFIED_USER_FAIL
 
@@ -349,6 +350,25 @@ def test_a_test_user_of_another_solution_is_8009(api: Api) -> None:
     answer = verify(integrator, VERIFIED_USER_FAIL, firstName="Jamal", lastName="Carter")
 
     assert (answer.status, answer.json()["code"]) == (403, 8009)
+
+
+def test_the_docs_jamal_example_works_with_the_client_it_names(api: Api) -> None:
+    # Given the Sandbox section of docs/verify.md: the client it makes for Jamal, and his request
+    section = (ROOT / "docs" / "verify.md").read_text().split("\n## Sandbox\n", 1)[1]
+    solution = re.search(r"phoneid clients create --local --solution (\S+)", section)
+    request = re.search(r"-d '(\{\"phoneNumber\": \"\+12025550110\".*?\})'", section)
+    assert solution is not None, "docs/verify.md names no client for Jamal"
+    assert request is not None
+
+    # When a client of that solution sends it, and so does the default client make dev prints
+    answer = api.integrator(solution=Solution(solution[1])).post("/v3/verify", json.loads(request[1]))
+    refused = api.integrator().post("/v3/verify", json.loads(request[1]))
+
+    # Then it answers as the doc shows; the default client gets the 8009 the doc warns of
+    assert answer.status == 200
+    assert answer.json()["signals"] == [{"verifiedUser": {"champion": {"label": "no-match"}}}]
+    assert (answer.json()["success"], answer.json()["isEnrolled"]) == ("false", False)
+    assert (refused.status, refused.json()["code"]) == (403, 8009)
 
 
 # --- batch ------------------------------------------------------------------------------------
