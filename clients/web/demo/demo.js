@@ -368,18 +368,23 @@ $("revoke").addEventListener("click", async () => {
   show("revoke", false);
 });
 
-const authenticator = new AuthenticatorBuilder()
-  .withAuthFinishStep(finish)
-  .withMobileAuthImplementation("fetch")
-  .withOtpFallback(askNumber, otpFinish)
-  .withInstantLinkFallback(askNumber, linkRetry)
-  .withRole(isMobileWeb() ? "primary" : "secondary")
-  .withDeviceContext({ publicApiKey: config.publicApiKey, buildConfig: { keyPersistence: true } })
-  .build();
+// One authenticator per role, built at page load: the flow picked on the page is the one run, on a
+// phone or a desktop alike (a unified flow's client says which it runs by its role).
+function authenticatorFor(role) {
+  return new AuthenticatorBuilder()
+    .withAuthFinishStep(finish)
+    .withMobileAuthImplementation("fetch")
+    .withOtpFallback(askNumber, otpFinish)
+    .withInstantLinkFallback(askNumber, linkRetry)
+    .withRole(role)
+    .withDeviceContext({ publicApiKey: config.publicApiKey, buildConfig: { keyPersistence: true } })
+    .build();
+}
+const authenticators = { mobile: authenticatorFor("primary"), desktop: authenticatorFor("secondary") };
 
 async function check() {
   const chosen = $("flow").value;
-  const flowType = chosen === "auto" ? (authenticator.isMobileWeb() ? "mobile" : "desktop") : chosen;
+  const flowType = chosen === "auto" ? (isMobileWeb() ? "mobile" : "desktop") : chosen;
   status("Starting…");
   const response = await fetch("/demo/api/start", {
     method: "POST",
@@ -403,7 +408,7 @@ async function check() {
   lastOtpAction = "send";
   status(flowType === "mobile" ? "Checking your phone…" : "Sending you a link…");
   try {
-    await authenticator.authenticate(started.authToken);
+    await authenticators[flowType].authenticate(started.authToken);
   } catch (error) {
     if (numberChangeCancelled) {
       status("Number change cancelled: this check stopped. Press Verify to start again.");
