@@ -83,10 +83,15 @@ test("on a desktop browser the flow picked is the one run: mobile binds a key af
   await desktop.selectOption("#flow", "mobile");
   await desktop.click("#verify");
 
-  // The mobile flow runs though this is no phone: Mobile Auth fails, the code follows
+  // The mobile flow runs though this is no phone: Mobile Auth fails (and the page says so), the code follows
   const [code] = await waitForMessages(stack, FALLBACK_USER, 1);
   assert.doesNotMatch(code.text, /\/l\//, "a code, not an Instant Link");
   await desktop.waitForSelector("#otp:not([hidden])");
+  await desktop.waitForFunction(() => document.querySelector("#status").textContent.includes("Mobile Auth"));
+  assert.equal(
+    await desktop.textContent("#status"),
+    "Mobile Auth did not recognise this phone, so we texted you a code instead.",
+  );
   await desktop.fill("#otp-code", "1234");
   await desktop.click("#otp-submit");
   await desktop.waitForFunction(() => /Verified|Not verified|Stopped/.test(document.querySelector("#status").textContent));
