@@ -157,7 +157,7 @@ describe("mobile web (OTP)", () => {
     assert.match(await statusText(page, "Verified"), /Verified ✔/);
   });
 
-  test("after Mobile Auth fails, a changed number gets the code and is the one validated", async () => {
+  test("after Mobile Auth fails, a changed number gets the code, brings its own details and verifies", async () => {
     const page = await openDemo({ mobile: true, phone: FALLBACK_USER });
     await waitForMessages(stack, FALLBACK_USER, 1); // Mobile Auth failed, the OTP fallback texted
 
@@ -172,11 +172,18 @@ describe("mobile web (OTP)", () => {
     const before = (await stack.outbox(OTP_USER)).length;
     await page.click("#number-submit");
     await waitForMessages(stack, OTP_USER, before + 1);
+    // The page now shows the new number's details, not the first number's
+    assert.equal(await page.inputValue("#phone"), OTP_USER);
+    assert.equal(await page.inputValue("#dob"), OTP_USER_DOB);
+    assert.equal(await page.inputValue("#user"), OTP_USER);
     await enterCode(page, "1234");
 
     const steps = await result(page);
     assert.equal(steps.validate.success, true);
     assert.equal(steps.validate.phoneNumber, OTP_USER);
+    assert.equal(steps.challenge.success, true, "the challenge ran with the new number's date of birth");
+    assert.equal(steps.complete.success, true);
+    assert.match(await statusText(page, "Verified"), /Verified ✔/);
   });
 
   test("a cancelled number change is no error: the code texted before still verifies", async () => {

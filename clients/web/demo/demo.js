@@ -179,6 +179,7 @@ async function numberForm(refused) {
     ["number-cancel", null],
   ]);
   show("number", false);
+  if (phoneNumber) numberIs(phoneNumber);
   return phoneNumber;
 }
 
@@ -351,7 +352,13 @@ async function finish(input = {}) {
   const response = await fetch("/demo/api/finish", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ authId: input.authId }),
+    // The details as the page shows them now: a number changed mid-check changed them.
+    body: JSON.stringify({
+      authId: input.authId,
+      dob: $("dob").value.trim(),
+      firstName: $("first-name").value,
+      lastName: $("last-name").value,
+    }),
   });
   const steps = await response.json().catch(() => ({}));
   if (!response.ok) {
