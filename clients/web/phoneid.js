@@ -91,8 +91,9 @@ export class Authenticator {
     if (atStart) return this.#finish(api, await this.#possessFromStart(api, atStart));
     let session = await api.session();
     if (api.claims.flow === "unify" && session.status === "pending") {
-      // A unified flow: this client says which possession it can run.
-      const flowType = this.config.role === "secondary" || !isMobileWeb() ? "desktop" : "mobile";
+      // A unified flow: this client says which possession it runs. Its role decides (primary: the
+      // mobile flow, secondary: the desktop one), whatever the device; with no role, the device.
+      const flowType = this.#flowType();
       if (session.flowType !== flowType) session = await api.call("/session", { flowType });
     }
     const keys = this.#keys(api, session);
@@ -106,6 +107,13 @@ export class Authenticator {
       await keys.register(session);
     }
     return this.#finish(api, session);
+  }
+
+  #flowType() {
+    const { role } = this.config;
+    if (role === "primary") return "mobile";
+    if (role === "secondary") return "desktop";
+    return isMobileWeb() ? "mobile" : "desktop";
   }
 
   // Device keys for unified flows, when the credentials allow key persistence in browsers.
@@ -396,7 +404,7 @@ class DeviceKeys {
 
 export class AuthenticatorBuilder {
   constructor() {
-    this.config = { role: "primary" };
+    this.config = {}; // no role: the device decides a unified flow's type (isMobileWeb)
   }
 
   withAuthFinishStep(step) {
@@ -423,6 +431,7 @@ export class AuthenticatorBuilder {
   }
 
   withRole(role) {
+    if (role !== "primary" && role !== "secondary") throw new PhoneIdError(`unknown role: ${role}`);
     this.config.role = role;
     return this;
   }

@@ -1,4 +1,4 @@
-"""The ``phoneid`` command: the local stack, and operator tasks against a local or deployed stack.
+"""The phoneid command: the local stack, and operator tasks against a local or deployed stack.
 
 Operator commands act on the stack named by --stack (a deployed CloudFormation stack), on a running
 local stack with --local (the last one started here; --local PORT or --local URL names another), or

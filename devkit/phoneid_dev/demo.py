@@ -118,17 +118,11 @@ class DemoIntegrator:
         if started.status_code != 200:
             return started.status_code, answer
         # The name the customer typed is what they confirm at complete (none: the challenge's).
-        name = {
-            key: str(form[key]).strip()
-            for key in ("firstName", "lastName")
-            if str(form.get(key) or "").strip()
-        }
         flows = self._flows.setdefault(visitor, {})
         flows[answer["correlationId"]] = {
             "correlationId": answer["correlationId"],
             "token": token,
-            "dob": form.get("dob"),
-            "name": name,
+            **_customer(form),
             "unified": unified,
         }
         while len(flows) > MAX_FLOWS_PER_VISITOR:  # abandoned checks never finish: forget the oldest
@@ -145,14 +139,21 @@ class DemoIntegrator:
             )
         return revoked.status_code, revoked.json()
 
-    async def finish(self, visitor: str, auth_id: str | None) -> tuple[int, dict[str, Any]]:
-        """The SDK's finish step names its flow (authId, the correlationId); each flow finishes once."""
+    async def finish(
+        self, visitor: str, auth_id: str | None, details: dict[str, Any] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """The SDK's finish step names its flow (authId, the correlationId); each flow finishes once.
+
+        ``details``: the date of birth and name as the page shows them now, when it sends them: a
+        number changed during the check brings its own (or none), and the start's would fail it."""
         flows = self._flows.get(visitor, {})
         flow = flows.pop(auth_id, None) if auth_id else None
         if flow is None and not auth_id and flows:
             flow = flows.pop(next(reversed(flows)))  # a caller naming no flow: the latest one
         if flow is None:
             return 400, {"message": "no flow in progress for this visitor"}
+        if details is not None and "dob" in details:
+            flow = {**flow, **_customer(details)}
         headers = {"Authorization": f"Bearer {flow['token']}"}
         steps: dict[str, Any] = {}
         correlation = {"correlationId": flow["correlationId"]}
@@ -179,6 +180,15 @@ class DemoIntegrator:
                 )
                 steps["complete"] = completed.json()
         return 200, steps
+
+
+def _customer(form: dict[str, Any]) -> dict[str, Any]:
+    """The date of birth for the challenge, and the name the customer confirms at complete (none
+    typed: the challenge's)."""
+    name = {
+        key: str(form[key]).strip() for key in ("firstName", "lastName") if str(form.get(key) or "").strip()
+    }
+    return {"dob": form.get("dob") or None, "name": name}
 
 
 def demo_routes(dev: DevStack) -> list[BaseRoute]:
@@ -227,8 +237,9 @@ class DemoRoutes:
             sent = json.loads(await request.body() or b"{}")
         except ValueError:
             sent = {}
-        auth_id = sent.get("authId") if isinstance(sent, dict) else None
-        status, body = await self._demo.finish(_visitor_of(request), str(auth_id) if auth_id else None)
+        sent = sent if isinstance(sent, dict) else {}
+        auth_id = sent.get("authId")
+        status, body = await self._demo.finish(_visitor_of(request), str(auth_id) if auth_id else None, sent)
         return _answer(request, status, body)
 
     async def index(self, request: Request) -> Response:

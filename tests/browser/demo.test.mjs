@@ -9,6 +9,7 @@ const FALLBACK_USER = "+12025550105"; // mobile-auth-fail-otp-pass
 const MOBILE_AUTH_USER = "+12025550103"; // mobile-auth-pass
 const SIM_SWAP_USER = "+14045550135"; // fraud-signal: complete fails with 9135
 const OTP_USER_DOB = "1984-03-14";
+const TOKEN_ONLY_USER = "+12025550111"; // the longest description of the region
 
 let stack;
 before(async () => {
@@ -82,6 +83,14 @@ describe("the page", () => {
     assert.equal(await page.inputValue("#first-name"), "Quin");
     assert.equal(await page.inputValue("#last-name"), "Code9135");
     assert.match(await page.textContent(`#user option[value="${SIM_SWAP_USER}"]`), /SIM swap under 24 hours/);
+    // The list cuts long entries at its width: the picked user's scenario is also shown whole.
+    assert.equal(await page.textContent("#user-description"), "Raises 9135: Possible takeover: SIM swap under 24 hours");
+    await page.selectOption("#user", TOKEN_ONLY_USER);
+    assert.equal(
+      await page.textContent("#user-description"),
+      "Skips the client SDK: possession passes with no client, for curl testing of the call sequence",
+    );
+    assert.equal(await page.isVisible("#user-description"), true);
     assert.equal(await fitsTheScreen(page), true);
 
     // Typing a test user's number picks that user; another number drops the previous user's details.
@@ -148,22 +157,33 @@ describe("mobile web (OTP)", () => {
     assert.match(await statusText(page, "Verified"), /Verified ✔/);
   });
 
-  test("after Mobile Auth fails, a changed number gets the code and is the one validated", async () => {
+  test("after Mobile Auth fails, a changed number gets the code, brings its own details and verifies", async () => {
     const page = await openDemo({ mobile: true, phone: FALLBACK_USER });
     await waitForMessages(stack, FALLBACK_USER, 1); // Mobile Auth failed, the OTP fallback texted
 
     await page.waitForSelector("#otp:not([hidden])");
+    assert.equal(
+      await statusText(page, "Mobile Auth"),
+      "Mobile Auth did not recognise this phone, so we texted you a code instead.",
+    );
     await page.click("#otp-change");
     await page.waitForSelector("#number:not([hidden])");
     await page.fill("#new-phone", OTP_USER);
     const before = (await stack.outbox(OTP_USER)).length;
     await page.click("#number-submit");
     await waitForMessages(stack, OTP_USER, before + 1);
+    // The page now shows the new number's details, not the first number's
+    assert.equal(await page.inputValue("#phone"), OTP_USER);
+    assert.equal(await page.inputValue("#dob"), OTP_USER_DOB);
+    assert.equal(await page.inputValue("#user"), OTP_USER);
     await enterCode(page, "1234");
 
     const steps = await result(page);
     assert.equal(steps.validate.success, true);
     assert.equal(steps.validate.phoneNumber, OTP_USER);
+    assert.equal(steps.challenge.success, true, "the challenge ran with the new number's date of birth");
+    assert.equal(steps.complete.success, true);
+    assert.match(await statusText(page, "Verified"), /Verified ✔/);
   });
 
   test("a cancelled number change is no error: the code texted before still verifies", async () => {

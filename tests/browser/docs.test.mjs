@@ -13,8 +13,14 @@ after(async () => {
 
 const elsewhere = (url) => /^(https?|wss?):$/.test(url.protocol) && url.hostname !== "127.0.0.1";
 
-test("the API reference renders every operation with nothing fetched from elsewhere", async () => {
+test("the API reference renders every operation with nothing fetched from elsewhere and no console error", async () => {
   const page = await stack.page();
+  // A request the page's policy refuses never reaches the network: the browser says so on the console.
+  const errors = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
   // Every request the browser sends off 127.0.0.1 is recorded, and refused: the page must not need it.
   const left = [];
   await page.context().route(elsewhere, (route) => {
@@ -43,4 +49,5 @@ test("the API reference renders every operation with nothing fetched from elsewh
   await page.waitForLoadState("networkidle");
   assert.match(page.url(), /\/docs#/);
   assert.deepEqual(left, [], "no request left 127.0.0.1");
+  assert.deepEqual(errors, [], "no console error");
 });

@@ -4,6 +4,7 @@ import { after, before, test } from "node:test";
 import { startStack, waitForMessages } from "./stack.mjs";
 
 const OTP_USER = "+12025550101";
+const FALLBACK_USER = "+12025550105"; // Mobile Auth fails, then the code 1234 passes
 
 let stack;
 let phone; // one phone: the same browser profile (IndexedDB) across visits
@@ -71,4 +72,39 @@ test("first visit binds a key after OTP, the second uses it with no SMS, and a r
   assert.match(fourth.status, /Verified ✔/);
   assert.ok(fourth.result.unifyStatus.deviceId);
   assert.notEqual(fourth.result.unifyStatus.deviceId, deviceId);
+});
+
+test("on a desktop browser the flow picked is the one run: mobile binds a key after the code, desktop texts a link", async () => {
+  const desktop = await stack.page();
+  await desktop.goto(`${stack.url}/demo/`);
+  await desktop.waitForSelector("#verify:enabled");
+  await desktop.selectOption("#api", "unify");
+  await desktop.fill("#phone", FALLBACK_USER);
+  await desktop.selectOption("#flow", "mobile");
+  await desktop.click("#verify");
+
+  // The mobile flow runs though this is no phone: Mobile Auth fails (and the page says so), the code follows
+  const [code] = await waitForMessages(stack, FALLBACK_USER, 1);
+  assert.doesNotMatch(code.text, /\/l\//, "a code, not an Instant Link");
+  await desktop.waitForSelector("#otp:not([hidden])");
+  await desktop.waitForFunction(() => document.querySelector("#status").textContent.includes("Mobile Auth"));
+  assert.equal(
+    await desktop.textContent("#status"),
+    "Mobile Auth did not recognise this phone, so we texted you a code instead.",
+  );
+  await desktop.fill("#otp-code", "1234");
+  await desktop.click("#otp-submit");
+  await desktop.waitForFunction(() => /Verified|Not verified|Stopped/.test(document.querySelector("#status").textContent));
+  assert.match(await desktop.textContent("#status"), /Verified ✔/);
+  const bound = JSON.parse(await desktop.textContent("#result")).unifyStatus;
+  assert.ok(bound.deviceId, "a key was bound on the desktop browser");
+
+  // The desktop flow picked on the same page texts an Instant Link
+  await desktop.selectOption("#flow", "desktop");
+  await desktop.fill("#phone", OTP_USER);
+  const before = (await stack.outbox(OTP_USER)).length;
+  await desktop.click("#verify");
+  const messages = await waitForMessages(stack, OTP_USER, before + 1);
+  assert.match(messages.at(-1).text, /https?:\/\/\S+\/l\/[\w-]+/);
+  await desktop.waitForSelector("#link:not([hidden])");
 });

@@ -134,3 +134,12 @@ def test_the_built_layer_holds_exactly_the_versions_the_gate_ran() -> None:
     # Then they are the pinned ones, each at the version this environment runs
     assert built == pinned_versions()
     assert built == {name: installed_version(name) for name in built}
+
+
+def test_the_package_says_the_version_pyproject_gives_it() -> None:
+    # The layer ships no distribution metadata: phoneid.__version__ (webhooks' User-Agent) is the
+    # only version Lambda can read, and it must be the one released.
+    import phoneid
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert phoneid.__version__ == project["version"]

@@ -124,6 +124,16 @@ def test_gateway_responses_use_the_error_body_shape() -> None:
         assert body["code"] in {8000, 8001, 8002, 8018}, kind
 
 
+def test_gateway_responses_are_written_as_the_handlers_write_their_error_bodies() -> None:
+    # A client comparing or logging bodies sees one format, whoever answered (compact JSON).
+    from phoneid.api.errors import to_json
+
+    _, api = template().api
+    for kind in api["GatewayResponses"]:
+        body = template().gateway_response(kind).body
+        assert body == to_json(json.loads(body)), kind
+
+
 def test_only_token_keys_the_customers_phone_and_the_operator_reach_the_api_without_a_bearer_token() -> None:
     open_routes = {route.path for route in template().routes if not route.authorized}
     # /token and the public keys; the operator's Mobile Auth redirect and the Instant Link opened on

@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from phoneid_dev.openapi import openapi_path
+from phoneid_dev.pages import EMPTY_IMAGE, REDOC_CDN_LOGO
 from phoneid_dev.static import redoc_bundle
 from tests.e2e.conftest import DevServer
 
@@ -80,4 +81,8 @@ def test_the_api_reference_is_redoc_from_node_modules(http: httpx.Client) -> Non
     assert 'spec-url="/openapi.json"' in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert bundle.status_code == 200
-    assert bundle.content == redoc_bundle().read_bytes()
+    # Redoc's own bundle, but for its maker's CDN logo, made an inline image (nothing from elsewhere)
+    installed = redoc_bundle().read_bytes()
+    assert b"https://cdn.redoc.ly/" in installed
+    assert bundle.content == installed.replace(REDOC_CDN_LOGO, EMPTY_IMAGE)
+    assert b"https://cdn.redoc.ly/" not in bundle.content

@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.utils import base64url_decode, base64url_encode
 
+from phoneid.api.errors import to_json
 from phoneid.domain import tokens
 from phoneid.domain.tokens import Audience
 from tests.harness import Api
@@ -251,3 +252,23 @@ def test_gateway_refusals_never_use_api_gateways_default_body(api: Api) -> None:
 
     assert "message" in refused.json()
     assert set(refused.json()) == {"code", "message"}
+
+
+def test_gateway_made_error_bodies_are_written_as_the_handlers_write_theirs(api: Api) -> None:
+    # Given answers made by the gateway (no token: 401; no route: 403; a body over
+    # API Gateway's 10 MB: 413)
+    # and one made by a handler (a malformed start: 400)
+    token = api.integrator().access_token
+    bearer = {"authorization": f"Bearer {token}", "content-type": "application/json"}
+    gateway_made = [
+        api.post("/v3/start", START),
+        api.request("POST", "/v3/nothing", "{}", bearer),
+        api.request("POST", "/v3/start", "{" + " " * (10 * 1024 * 1024) + "}", bearer),
+    ]
+    handler_made = api.request("POST", "/v3/start", '{"flowType": "sideways"}', bearer)
+
+    # Then every body is the same compact JSON, byte for byte as the handlers' serializer writes it
+    assert [answer.status for answer in gateway_made] == [401, 403, 413]
+    assert handler_made.status == 400
+    for answer in [*gateway_made, handler_made]:
+        assert answer.body == to_json(answer.json()), answer.body

@@ -10,6 +10,7 @@ import tracemalloc
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -21,10 +22,13 @@ from phoneid.domain.connect.rows import DetailRow, RowChecks, RowError
 from phoneid.domain.connect.seen_keys import SeenKeys
 from phoneid.domain.connect.stats import BatchStats
 from phoneid.domain.connect.writer import (
+    ERROR_COLUMNS,
     OUTPUT_COLUMNS,
     CsvLines,
+    error_header_record,
     error_outcome,
     gfp_result,
+    header_record,
     neutralise,
     rejected_file,
     verified_outcome,
@@ -700,3 +704,15 @@ def test_stats_round_trip_through_the_batch_counts_and_read_as_text() -> None:
         "Processing time: 1 min 15 s",
     ):
         assert expected in text
+
+
+def test_the_header_records_carry_no_column_names_and_the_docs_name_the_columns_in_order() -> None:
+    # The file specification fixes the header records (docs/connect.md#writing-the-files): the output
+    # header is H alone, the error header H and the type; the column names are the documentation's.
+    lines = CsvLines()
+    document = " ".join((Path(__file__).resolve().parents[2] / "docs/connect.md").read_text().split())
+
+    assert lines.line(header_record()) == "H\r\n"
+    assert lines.line(error_header_record("verifiedUser")) == "H,verifiedUser\r\n"
+    assert "output `D` records: " + ", ".join(f"`{name}`" for name in OUTPUT_COLUMNS) + ";" in document
+    assert "error `D` records: " + ", ".join(f"`{name}`" for name in ERROR_COLUMNS) + "." in document

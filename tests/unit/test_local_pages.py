@@ -138,6 +138,22 @@ def test_the_reference_page_loads_the_local_bundle_under_a_policy_that_keeps_it_
     assert bundle.text == "/* redoc */"
 
 
+def test_the_bundle_is_served_without_its_makers_logo_from_their_cdn(tmp_path: Path) -> None:
+    # Given Redoc's bundle, whose side menu shows a logo from cdn.redoc.ly
+    bundle = tmp_path / "redoc.standalone.js"
+    bundle.write_text(
+        'n.createElement("img",{alt:"redocly logo",src:"https://cdn.redoc.ly/redoc/logo-mini.svg"})'
+    )
+
+    # When the browser asks for it
+    served = Client(bundle).get("/docs/redoc.standalone.js")
+
+    # Then the image is an inline one the page's policy allows: nothing is asked of elsewhere
+    assert served.status_code == 200
+    assert "cdn.redoc.ly" not in served.text
+    assert 'src:"data:image/svg+xml,' in served.text
+
+
 def test_without_npm_packages_the_reference_page_says_how_to_get_them(tmp_path: Path) -> None:
     client = Client(tmp_path / "absent.js")
     page = client.get("/docs")

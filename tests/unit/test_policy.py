@@ -162,3 +162,25 @@ def test_policy_check_names_the_bad_entry(tmp_path: Path, capsys: pytest.Capture
     assert "code 9302" in capsys.readouterr().err
     assert main(["policy", "check", str(good)]) == 0
     assert "a valid policy" in capsys.readouterr().out
+
+
+def test_a_misspelt_signal_is_named_with_the_closest_signals_and_nothing_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a policy file whose SIM swap rule misspells its signal
+    doc = document()
+    rule_of(doc, 9135)["when"][0]["signal"] = "simSwapHoursAgp"
+    bad = tmp_path / "typo.yaml"
+    bad.write_text(yaml.safe_dump(doc))
+
+    # When checked with the CLI
+    assert main(["policy", "check", str(bad)]) == 2
+
+    # Then one line names the misspelt signal and the closest names, not every signal, and no
+    # follow-on complaint about the rule's conditions
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "phoneid: invalid policy: rules[18] (code 9135).when[0].signal: unknown signal 'simSwapHoursAgp';"
+        " closest: simSwapHoursAgo\n"
+    )

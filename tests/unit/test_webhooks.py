@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import phoneid
 from phoneid.adapters.webhook_http import HttpWebhookSender
 from phoneid.domain.signals import ChangeEvent, ChangeKind
 from phoneid.domain.webhooks import (
@@ -311,6 +312,7 @@ def test_a_2xx_answer_delivers_a_signed_event() -> None:
     ((url, body, headers),) = sender.posts
     assert url == RECEIVER
     assert headers["Content-Type"] == "application/json"
+    assert headers["User-Agent"] == f"PhoneID-Webhooks/{phoneid.__version__}"
     assert headers["PhoneID-Event-Id"] == event().event_id
     assert headers["PhoneID-Timestamp"] == str(int(START.timestamp()))
     assert headers["PhoneID-Signature"] == sign(secret, int(START.timestamp()), body)

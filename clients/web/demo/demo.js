@@ -52,6 +52,19 @@ function fill(person) {
   $("dob").value = person.dob || "";
   $("first-name").value = person.firstName || "";
   $("last-name").value = person.lastName || "";
+  // A list entry is cut at the list's width: the picked user's scenario is shown whole below it.
+  $("user-description").textContent = person.description || "";
+  show("user-description", Boolean(person.description));
+}
+
+let testUsers = new Map(); // phone number -> the Sandbox test user
+
+// The number the check runs for changed (typed, or changed mid-check): its test user's details, or
+// none, since the previous number's date of birth and name would fail the new number's challenge.
+function numberIs(phoneNumber) {
+  const user = testUsers.get(phoneNumber.trim());
+  fill(user ? { ...user, phoneNumber } : { phoneNumber });
+  if (config.testUsers.length > 0) $("user").value = user ? user.phoneNumber : "";
 }
 
 function option(value, text) {
@@ -63,6 +76,7 @@ function option(value, text) {
 
 function setUpPicker(users) {
   const byNumber = new Map(users.map((user) => [user.phoneNumber, user]));
+  testUsers = byNumber;
   const possession = document.createElement("optgroup");
   possession.label = "Possession and device keys";
   const signals = document.createElement("optgroup");
@@ -79,14 +93,7 @@ function setUpPicker(users) {
   // A number typed by hand selects its test user and fills the rest; a number of no test user
   // drops the previous user's date of birth and name, which would fail the new number's check.
   $("phone").addEventListener("input", () => {
-    const typed = $("phone").value.trim();
-    const user = byNumber.get(typed);
-    if (user) {
-      fill({ ...user, phoneNumber: $("phone").value });
-    } else if ($("user").value) {
-      fill({ phoneNumber: $("phone").value });
-    }
-    $("user").value = user ? typed : "";
+    if (byNumber.has($("phone").value.trim()) || $("user").value) numberIs($("phone").value);
   });
   show("user-picker", true);
 }
@@ -99,8 +106,8 @@ if (config.testUsers.length > 0) setUpPicker(config.testUsers);
 // A number of the stack's own region (another region's host refuses it with 8010), unless the
 // visitor already typed one while the page was loading.
 if (!$("phone").value) {
-  fill(config.prefill);
-  if (config.testUsers.length > 0) $("user").value = config.prefill.phoneNumber;
+  if (config.testUsers.length > 0) numberIs(config.prefill.phoneNumber);
+  else fill(config.prefill);
 }
 $("flow").options[0].textContent = `automatic (this device: ${isMobileWeb() ? "mobile" : "desktop"})`;
 $("budget-origin").textContent = location.origin;
@@ -172,6 +179,7 @@ async function numberForm(refused) {
     ["number-cancel", null],
   ]);
   show("number", false);
+  if (phoneNumber) numberIs(phoneNumber);
   return phoneNumber;
 }
 
@@ -213,8 +221,12 @@ async function otpFinish(otpError) {
   } else if (otpError) {
     status(describeOtpError(otpError, session), "failed");
     if (isSmsBudget(otpError)) offerBudgetReset();
+  } else if (lastOtpAction !== "send") {
+    status("We texted you a new code.");
+  } else if (session?.mobileAuth?.status === "failed") {
+    status("Mobile Auth did not recognise this phone, so we texted you a code instead.");
   } else {
-    status(lastOtpAction === "send" ? "We texted you a code." : "We texted you a new code.");
+    status("We texted you a code.");
   }
   $("otp-code").value = "";
   for (;;) {
@@ -340,7 +352,13 @@ async function finish(input = {}) {
   const response = await fetch("/demo/api/finish", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ authId: input.authId }),
+    // The details as the page shows them now: a number changed mid-check changed them.
+    body: JSON.stringify({
+      authId: input.authId,
+      dob: $("dob").value.trim(),
+      firstName: $("first-name").value,
+      lastName: $("last-name").value,
+    }),
   });
   const steps = await response.json().catch(() => ({}));
   if (!response.ok) {
@@ -368,18 +386,23 @@ $("revoke").addEventListener("click", async () => {
   show("revoke", false);
 });
 
-const authenticator = new AuthenticatorBuilder()
-  .withAuthFinishStep(finish)
-  .withMobileAuthImplementation("fetch")
-  .withOtpFallback(askNumber, otpFinish)
-  .withInstantLinkFallback(askNumber, linkRetry)
-  .withRole(isMobileWeb() ? "primary" : "secondary")
-  .withDeviceContext({ publicApiKey: config.publicApiKey, buildConfig: { keyPersistence: true } })
-  .build();
+// One authenticator per role, built at page load: the flow picked on the page is the one run, on a
+// phone or a desktop alike (a unified flow's client says which it runs by its role).
+function authenticatorFor(role) {
+  return new AuthenticatorBuilder()
+    .withAuthFinishStep(finish)
+    .withMobileAuthImplementation("fetch")
+    .withOtpFallback(askNumber, otpFinish)
+    .withInstantLinkFallback(askNumber, linkRetry)
+    .withRole(role)
+    .withDeviceContext({ publicApiKey: config.publicApiKey, buildConfig: { keyPersistence: true } })
+    .build();
+}
+const authenticators = { mobile: authenticatorFor("primary"), desktop: authenticatorFor("secondary") };
 
 async function check() {
   const chosen = $("flow").value;
-  const flowType = chosen === "auto" ? (authenticator.isMobileWeb() ? "mobile" : "desktop") : chosen;
+  const flowType = chosen === "auto" ? (isMobileWeb() ? "mobile" : "desktop") : chosen;
   status("Starting…");
   const response = await fetch("/demo/api/start", {
     method: "POST",
@@ -403,7 +426,7 @@ async function check() {
   lastOtpAction = "send";
   status(flowType === "mobile" ? "Checking your phone…" : "Sending you a link…");
   try {
-    await authenticator.authenticate(started.authToken);
+    await authenticators[flowType].authenticate(started.authToken);
   } catch (error) {
     if (numberChangeCancelled) {
       status("Number change cancelled: this check stopped. Press Verify to start again.");

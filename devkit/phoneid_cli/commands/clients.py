@@ -10,18 +10,40 @@ from phoneid_cli.output import show
 from phoneid_cli.parsing import action_group, add_target
 from phoneid_cli.targets import Context
 
+FLAGS = ["phone-number-change", "key-persistence", "auto-enrollment", "po-box-addresses"]
+# What a client gets unless told otherwise: --flag adds to these, --no-flag takes one away.
+DEFAULT_FLAGS = ["auto-enrollment"]
+
 
 def register(commands: Any) -> None:
     clients = action_group(commands, "clients", "API clients")
     create = clients.add_parser("create", help="create a client; prints its secret once")
-    create.add_argument("--solution", choices=["identity", "verified-user"], default="identity")
-    create.add_argument("--name", default="")
+    create.add_argument(
+        "--solution",
+        choices=["identity", "verified-user"],
+        default="identity",
+        help="which Sandbox test users the client may use (another solution's answer 8009): identity "
+        "(the staged and unified flows' users) or verified-user (verify's and Connect's); default: identity",
+    )
+    create.add_argument(
+        "--name", default="", help="a label for people: shown by 'clients list', never checked"
+    )
     create.add_argument("--countries", default="*", help="'*' (the whole region) or ISO codes, e.g. US,CA")
     create.add_argument(
         "--flag",
         action="append",
-        choices=["phone-number-change", "key-persistence", "auto-enrollment", "po-box-addresses"],
-        help="operator flag to switch on (repeat); default: auto-enrollment only",
+        default=[],
+        choices=FLAGS,
+        help="an operator flag to switch on besides the defaults (repeat); default flags: "
+        + ", ".join(DEFAULT_FLAGS),
+    )
+    create.add_argument(
+        "--no-flag",
+        action="append",
+        default=[],
+        choices=FLAGS,
+        metavar="FLAG",
+        help="a default flag to leave off (repeat), e.g. --no-flag auto-enrollment",
     )
     add_target(create)
     create.set_defaults(run=run_create)
@@ -49,6 +71,15 @@ def register(commands: Any) -> None:
     update.set_defaults(run=run_update)
 
 
+def chosen_flags(added: list[str], removed: list[str]) -> list[str]:
+    from phoneid.services.clients import InvalidClientSpec
+
+    both = sorted(set(added) & set(removed))
+    if both:
+        raise InvalidClientSpec(f"--flag and --no-flag both name {', '.join(both)}: keep one of them")
+    return [flag for flag in FLAGS if (flag in DEFAULT_FLAGS or flag in added) and flag not in removed]
+
+
 def run_create(args: argparse.Namespace, context: Context) -> int:
     from phoneid.domain.clients import Flag, Solution
 
@@ -56,7 +87,7 @@ def run_create(args: argparse.Namespace, context: Context) -> int:
         solution=Solution(args.solution),
         name=args.name,
         countries=args.countries.split(","),
-        flags=[Flag(f) for f in args.flag] if args.flag is not None else [Flag.AUTO_ENROLLMENT],
+        flags=[Flag(f) for f in chosen_flags(args.flag, args.no_flag)],
     )
     client = created.client
     data = {

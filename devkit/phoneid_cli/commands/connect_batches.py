@@ -19,7 +19,7 @@ def register_actions(connect: Any) -> None:
     status = connect.add_parser("status", help="the state of recent batches, or of one file's batches")
     status.add_argument("file", nargs="?", help="a batch file (its name is enough)")
     status.add_argument("--client", help="one client's batches (its client name)")
-    status.add_argument("--limit", type=int, default=20)
+    status.add_argument("--limit", type=int, default=20, help="at most this many, newest first (default 20)")
     add_target(status)
     status.set_defaults(run=run_status)
     submit = connect.add_parser(

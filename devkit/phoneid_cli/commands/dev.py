@@ -17,15 +17,38 @@ from phoneid_cli.targets import Context
 EVERY_INTERFACE = ("0.0.0.0", "::", "")  # noqa: S104 - naming the wildcard, not binding to it
 
 
+# What `phoneid dev -h` says of the environment it reads (README, "The local stack", has them all).
+DEV_ENVIRONMENT = """environment:
+  PORT                        the API's port (--port wins)
+  PHONEID_TIER, PHONEID_REGION, PHONEID_CONNECT_TRANSPORT
+                              --tier, --region and --connect-transport when not given
+  PHONEID_CLIENT_ID, PHONEID_CLIENT_SECRET
+                              seed a client with exactly these credentials (secret: 32+ characters)
+  PHONEID_DEVICE_MSISDN       production tier: the number the fake operator sees for Mobile Auth
+  PHONEID_SFTP_PORT           the SFTP port of Connect's sftp transport (default 2222; 0: any)
+  PHONEID_LAMBDA_PROCESSES    worker processes per function (default: the CPUs; 0: in-process)
+README.md ("The local stack") lists the others."""
+
+
 def register(commands: Any) -> None:
-    dev = commands.add_parser("dev", help="start the local stack")
+    dev = commands.add_parser(
+        "dev",
+        help="start the local stack",
+        epilog=DEV_ENVIRONMENT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     dev.add_argument(
         "--host",
         default="127.0.0.1",
         help="the address to listen on (default 127.0.0.1); 0.0.0.0: every interface, so a phone on "
         "this network can open the links (it also exposes the stack and its test credentials there)",
     )
-    dev.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
+    dev.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("PORT", "3000")),
+        help="the API's port (default: PORT, else 3000)",
+    )
     dev.add_argument(
         "--public-url",
         type=public_url,
@@ -34,9 +57,18 @@ def register(commands: Any) -> None:
         "0.0.0.0, this machine's LAN address)",
     )
     dev.add_argument(
-        "--tier", choices=["sandbox", "production"], default=os.environ.get("PHONEID_TIER", "sandbox")
+        "--tier",
+        choices=["sandbox", "production"],
+        default=os.environ.get("PHONEID_TIER", "sandbox"),
+        help="sandbox: scripted test users and codes; production: random codes, the fake carrier's Mobile "
+        "Auth, identities you import (default: PHONEID_TIER, else sandbox)",
     )
-    dev.add_argument("--region", choices=["US", "EU"], default=os.environ.get("PHONEID_REGION", "US"))
+    dev.add_argument(
+        "--region",
+        choices=["US", "EU"],
+        default=os.environ.get("PHONEID_REGION", "US"),
+        help="the region the stack serves: its numbers and test users (default: PHONEID_REGION, else US)",
+    )
     dev.add_argument(
         "--connect-transport",
         choices=["s3", "sftp", "none"],

@@ -15,8 +15,8 @@ from phoneid_cli.targets import Context
 def register(commands: Any) -> None:
     sandbox = action_group(commands, "sandbox", "Sandbox tier")
     users = sandbox.add_parser("users", help="list the Sandbox test users")
-    users.add_argument("--region", choices=["US", "EU"])
-    users.add_argument("--json", action="store_true")
+    users.add_argument("--region", choices=["US", "EU"], help="one region's users (default: both)")
+    users.add_argument("--json", action="store_true", help="print JSON")
     users.add_argument("--markdown", action="store_true", help="the table of docs/sandbox.md")
     users.set_defaults(run=run_users)
 

@@ -24,7 +24,7 @@ def register(commands: Any) -> None:
     add_import_file(load)
     load.set_defaults(run=run_import)
     kinds = signals.add_parser("kinds", help="each kind of list and the fields of its records")
-    kinds.add_argument("--json", action="store_true")
+    kinds.add_argument("--json", action="store_true", help="print JSON")
     kinds.set_defaults(run=run_kinds)
 
 

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+from phoneid import __version__
 from phoneid.domain.signals import ChangeEvent, ChangeKind
 
 SECRET_PREFIX: Final = "whsec_"
@@ -29,6 +30,8 @@ SIGNATURE_VERSION: Final = "v1"
 EVENT_ID_HEADER: Final = "PhoneID-Event-Id"
 TIMESTAMP_HEADER: Final = "PhoneID-Timestamp"
 SIGNATURE_HEADER: Final = "PhoneID-Signature"
+# Names the sender to the receiver's logs and firewall rules, with the version that sent it.
+USER_AGENT: Final = f"PhoneID-Webhooks/{__version__}"
 MAX_URL_LENGTH: Final = 2048
 
 # Retries: the first after 30 s, doubling per receive, never more than 15 minutes apart.
@@ -334,6 +337,7 @@ def delivery_body(event: ChangeEvent, sent_at: datetime) -> bytes:
 def delivery_headers(event: ChangeEvent, secret: str, body: bytes, timestamp: int) -> dict[str, str]:
     return {
         "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
         EVENT_ID_HEADER: event.event_id,
         TIMESTAMP_HEADER: str(timestamp),
         SIGNATURE_HEADER: sign(secret, timestamp, body),

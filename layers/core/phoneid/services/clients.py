@@ -24,6 +24,10 @@ class NewClient:
     client_secret: str  # shown once; only its hash is stored
 
 
+# The "what to do" half of an unknown client id (only the operator's command line meets it).
+_LIST_THEM = "list them with phoneid clients list"
+
+
 class InvalidClientSpec(ValueError):
     pass
 
@@ -104,7 +108,7 @@ class ClientAdmin:
         Requests use it within a minute (each container rereads a client's policy once a minute)."""
         client = self._clients.get(client_id)
         if client is None:
-            raise InvalidClientSpec(f"no client {client_id}")
+            raise InvalidClientSpec(f"no client {client_id}: {_LIST_THEM}")
         if default_policy:
             updated = replace(client, policy=None)
         elif policy is not None:
@@ -123,7 +127,7 @@ class ClientAdmin:
         with the context {clientId, use: webhook}. Registering again replaces URL and secret."""
         client = self._clients.get(client_id)
         if client is None:
-            raise InvalidClientSpec(f"no client {client_id}")
+            raise InvalidClientSpec(f"no client {client_id}: {_LIST_THEM}")
         if self._cipher is None:
             raise InvalidClientSpec("this stack cannot seal webhook secrets (no PII key)")
         try:
@@ -140,7 +144,7 @@ class ClientAdmin:
         """No more deliveries to the client (its change events are still recorded)."""
         client = self._clients.get(client_id)
         if client is None:
-            raise InvalidClientSpec(f"no client {client_id}")
+            raise InvalidClientSpec(f"no client {client_id}: {_LIST_THEM}")
         updated = replace(client, webhook=None)
         self._clients.put(updated)
         return updated
@@ -149,7 +153,7 @@ class ClientAdmin:
         """Disable (or re-enable) a client: /token refuses it at once, /v3 once cached decisions expire."""
         client = self._clients.get(client_id)
         if client is None:
-            raise InvalidClientSpec(f"no client {client_id}")
+            raise InvalidClientSpec(f"no client {client_id}: {_LIST_THEM}")
         updated = replace(client, enabled=enabled)
         self._clients.put(updated)
         return updated

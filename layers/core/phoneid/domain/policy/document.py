@@ -3,6 +3,7 @@ flow asks of it (worked out once), and its validation on load."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Annotated, Any, Literal
@@ -128,6 +129,23 @@ def _entry(location: tuple[Any, ...], document: Any) -> str:
     return ".".join(parts) or "policy"
 
 
+def _problem(error: Any, document: Any) -> str:
+    entry = _entry(tuple(error["loc"]), document)
+    if error["type"] == "enum" and error["loc"][-1] == "signal":
+        # Listing all the signals hides the typo: name it and the few closest instead.
+        given = str(error["input"])
+        closest = difflib.get_close_matches(given, [signal.value for signal in Signal], n=3)
+        hint = f"; closest: {', '.join(closest)}" if closest else "; docs/fraud-policy.md lists the signals"
+        return f"{entry}: unknown signal {given!r}{hint}"
+    return f"{entry}: {str(error['msg']).removeprefix('Value error, ')}"
+
+
+def _follow_ons(locations: list[tuple[Any, ...]]) -> set[tuple[Any, ...]]:
+    """Errors of an entry one of whose parts is already wrong (a ``when`` left empty by its one bad
+    condition): they say nothing the part's own error does not."""
+    return {loc for loc in locations if any(other[: len(loc)] == loc and other != loc for other in locations)}
+
+
 def parse_policy(document: Any) -> Policy:
     """A validated policy from a parsed document (a mapping); raises ``InvalidPolicy`` naming entries."""
     if not isinstance(document, dict):
@@ -135,8 +153,7 @@ def parse_policy(document: Any) -> Policy:
     try:
         return Policy.model_validate(document)
     except ValidationError as error:
-        problems = [
-            f"{_entry(tuple(e['loc']), document)}: {str(e['msg']).removeprefix('Value error, ')}"
-            for e in error.errors()
-        ]
+        errors = error.errors()
+        follow_ons = _follow_ons([tuple(e["loc"]) for e in errors])
+        problems = [_problem(e, document) for e in errors if tuple(e["loc"]) not in follow_ons]
         raise InvalidPolicy("invalid policy: " + "; ".join(problems)) from None
