@@ -119,6 +119,7 @@ def apply_all() -> None:
     import phoneid_dev.emulation.dynamodb_fidelity
     import phoneid_dev.emulation.paged_scans
     import phoneid_dev.emulation.quicker_calls
+    import phoneid_dev.emulation.untracked_items
     import phoneid_dev.workflows.eventbridge
     import phoneid_dev.workflows.lambda_tasks
     import phoneid_dev.workflows.retry_waits

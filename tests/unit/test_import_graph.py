@@ -43,6 +43,7 @@ LATE_IMPORTS = {
     "phoneid_dev.emulation.dynamodb_fidelity": _BY_THE_REGISTRY,
     "phoneid_dev.emulation.paged_scans": _BY_THE_REGISTRY,
     "phoneid_dev.emulation.quicker_calls": _BY_THE_REGISTRY,
+    "phoneid_dev.emulation.untracked_items": _BY_THE_REGISTRY,
     "phoneid_dev.workflows.eventbridge": _BY_THE_REGISTRY,
     "phoneid_dev.workflows.lambda_tasks": _BY_THE_REGISTRY,
     "phoneid_dev.workflows.retry_waits": _BY_THE_REGISTRY,

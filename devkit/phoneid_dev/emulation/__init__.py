@@ -7,6 +7,7 @@ handlers) and as a server other processes reach; with what AWS does that moto do
 - ``paged_scans``: a scan's page continues from its start key instead of walking the table from its
   first item, results unchanged (``paged_scans``).
 - ``quicker_calls``: moto's per-call overheads cut, results unchanged (``quicker_moto_calls``).
+- ``untracked_items``: the DynamoDB items moto makes to answer calls are not kept for its dashboard.
 
 Every replacement of a moto name is a registered ``phoneid_dev.patches.Patch``; nothing here patches
 botocore, boto3 or Powertools.

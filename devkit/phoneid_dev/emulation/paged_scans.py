@@ -115,8 +115,8 @@ def _after(table: Any, ordered: list[_Key], exclusive_start_key: dict[str, Any] 
             _item(table, ordered[position]), exclusive_start_key, hash_attrs, range_attrs, True
         ):
             position += 1
-    for key in ordered[position:]:
-        item = _item(table, key)
+    for index in range(position, len(ordered)):  # by index: a slice would copy the rest of the order
+        item = _item(table, ordered[index])
         if item is not None:
             yield item
 
