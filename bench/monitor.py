@@ -30,7 +30,8 @@ paged-scan patch among them: docs/adr/0072-patches-of-moto.md):
 
 Prints identities/s, wall time and per-phase times (plan, segments, summary), peak RSS of each phase
 (VmHWM, reset before it; moto's storage of the table is in every phase, its size printed first),
-and the pass against the floor. Retry waits are skipped (``retry_waits.retry_delay_scale`` 0).
+and the pass against the floor. Retry waits are skipped (``retry_waits.retry_delay_scale`` 0); moto's
+interpreter prints the interrupted pass's task failures to stderr.
 
 Why in this process and not through ``phoneid dev``'s server: the same workflow emulation and the
 same handlers run either way; in-process, the counts are taken where they happen (the monitor state
