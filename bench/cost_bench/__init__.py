@@ -5,6 +5,8 @@
 - ``records``: what is recorded of a flow (requests, invocations, AWS calls).
 - ``template_facts``, ``stored_items``, ``meter``: the measuring, in the stack's own process.
 - ``flows``, ``measure``: the flows and their measured rounds; ``report``: what is printed.
+- ``monitor_model``: the change monitor's pass at scale (bench/monitor.py): its time, bound and
+  cost from what a metered pass measured per identity (tests/unit/test_monitor_cost_model.py).
 
 Named here: the pricing model, which imports neither moto nor the stack
 (tests/unit/test_cost_model.py checks it).

@@ -82,6 +82,16 @@ class Meter:
         self._preflighted.clear()
         yield self._requests
 
+    @contextmanager
+    def invocations(self, name: str) -> Iterator[Request]:
+        """Every invocation made inside the block, recorded as one ``name`` (a workflow's tasks,
+        invoked one at a time: no API request of their own)."""
+        self._request = Request(name)
+        try:
+            yield self._request
+        finally:
+            self._request = None
+
     def _in_lane(self, lane: int, task: Callable[..., Any]) -> Callable[..., Any]:
         """``task`` marked, while it runs on a pool thread, as lane ``lane``: its calls overlap others'."""
 

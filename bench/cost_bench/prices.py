@@ -37,3 +37,18 @@ CALL_LATENCY_MS = {"dynamodb": 6.0, "kms": 10.0, "sns": 30.0}
 OTHER_CALL_LATENCY_MS = 20.0
 # Lambda gives a function one full vCPU at 1,769 MB and a proportional share of one below that.
 FULL_VCPU_MEMORY_MB = 1769
+
+# --- the change monitor's pass (bench/monitor.py) ---------------------------------------------------
+
+# AWS Step Functions pricing, Standard workflows: $0.025 per 1,000 state transitions (the child
+# executions of a Distributed Map in STANDARD mode are billed the same way).
+STEP_FUNCTIONS_PER_TRANSITION = 0.025 / 1_000
+# Amazon CloudWatch pricing, Logs: $0.50 per GB ingested (Standard log class).
+CLOUDWATCH_LOGS_PER_GB = 0.50
+# What one invocation of a workflow task writes to its log group (an assumption, not measured here
+# where Powertools logs errors only): Lambda's START, END and REPORT lines, the task's one INFO line
+# and its metrics as an Embedded Metric Format document.
+LOG_BYTES_PER_INVOCATION = 1_500
+# What one CAMARA call keeps a monitor check waiting (milliseconds): an assumption, an operator's
+# network APIs answer in tens to hundreds of milliseconds.
+CAMARA_CALL_LATENCY_MS = 150.0

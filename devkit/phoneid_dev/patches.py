@@ -117,7 +117,9 @@ def apply_all() -> None:
     """The whole registry: every module that registers patches imported, then each applied."""
     # Imported here, not at the top: they import this module to register their patches.
     import phoneid_dev.emulation.dynamodb_fidelity
+    import phoneid_dev.emulation.paged_scans
     import phoneid_dev.emulation.quicker_calls
+    import phoneid_dev.emulation.untracked_items
     import phoneid_dev.workflows.eventbridge
     import phoneid_dev.workflows.lambda_tasks
     import phoneid_dev.workflows.retry_waits

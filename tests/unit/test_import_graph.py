@@ -41,7 +41,9 @@ LATE_IMPORTS = {
     "aws_lambda_powertools.event_handler.openapi": "only to generate the OpenAPI document",
     # The modules that register patches import phoneid_dev.patches: the registry imports them when applied.
     "phoneid_dev.emulation.dynamodb_fidelity": _BY_THE_REGISTRY,
+    "phoneid_dev.emulation.paged_scans": _BY_THE_REGISTRY,
     "phoneid_dev.emulation.quicker_calls": _BY_THE_REGISTRY,
+    "phoneid_dev.emulation.untracked_items": _BY_THE_REGISTRY,
     "phoneid_dev.workflows.eventbridge": _BY_THE_REGISTRY,
     "phoneid_dev.workflows.lambda_tasks": _BY_THE_REGISTRY,
     "phoneid_dev.workflows.retry_waits": _BY_THE_REGISTRY,
