@@ -123,13 +123,9 @@ test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 # tests/contract/test_lock.py): it is built first.
 # It runs at a lower priority (nice): beside it in the gate, the browser and the fuzzer wait on a stack
 # whose answers must not queue behind the suite's computing; the suite only wants the CPU left over.
-# Three workers on two CPUs: a worker waiting on a local stack, a subprocess or a browser leaves its
-# CPU to the third (docs/performance.md, "The gate").
-PYTEST_WORKERS ?= 3
-
 pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
-	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) nice -n 10 pytest -n $(PYTEST_WORKERS) -q -m 'not fuzz' --durations=20
+	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) nice -n 10 pytest -n 2 -q -m 'not fuzz' --durations=20
 	python -m phoneid_dev.access $(ACCESS_RECORDS) --unused
 
 # Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The
