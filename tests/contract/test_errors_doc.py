@@ -4,13 +4,17 @@ API Gateway's own responses in template.yaml), Connect's row codes and its file 
 
 from __future__ import annotations
 
-import ast
+import importlib
 import json
+import pkgutil
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 
+import phoneid
 from phoneid.domain.connect.rejection import Rejection
 from phoneid.domain.connect.rows import RowError
+from phoneid.domain.errors import PhoneIdError
 from phoneid_dev.template import ROOT, template
 
 ERRORS_DOC = (ROOT / "docs" / "errors.md").read_text()
@@ -19,36 +23,20 @@ _STATUS_LINE = re.compile(r"^- \*\*Status\*\*: (?P<statuses>.*(?:\n  .*)*)", re.
 
 
 def _error_classes() -> dict[int, set[int]]:
-    """code -> statuses, from every class of the domain package that derives from PhoneIdError
-    (read from the source: a subclass may set only its status and inherit its code)."""
-    classes: dict[str, tuple[list[str], dict[str, int]]] = {}
-    for path in (ROOT / "layers" / "core" / "phoneid").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ClassDef):
-                fields = {
-                    target.id: statement.value.value
-                    for statement in node.body
-                    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
-                    for target in statement.targets
-                    if isinstance(target, ast.Name) and target.id in {"code", "status"}
-                }
-                bases = [base.id for base in node.bases if isinstance(base, ast.Name)]
-                classes[node.name] = (bases, fields)
+    """code -> statuses, from every subclass of PhoneIdError in the domain package (each of its
+    modules imported first, so that no class is missed; a subclass inherits what it does not set)."""
+    for module in pkgutil.walk_packages(phoneid.__path__, "phoneid."):
+        importlib.import_module(module.name)
 
-    def field(name: str, which: str) -> int | None:
-        bases, fields = classes[name]
-        if which in fields:
-            return fields[which]
-        return next((found for base in bases if base in classes if (found := field(base, which))), None)
-
-    def is_error(name: str) -> bool:
-        return name == "PhoneIdError" or any(is_error(base) for base in classes[name][0] if base in classes)
+    def with_subclasses(error: type[PhoneIdError]) -> Iterator[type[PhoneIdError]]:
+        yield error
+        for subclass in error.__subclasses__():
+            yield from with_subclasses(subclass)
 
     answered: dict[int, set[int]] = defaultdict(set)
-    for name in classes:
-        code, status = field(name, "code"), field(name, "status")
-        if is_error(name) and code is not None and status is not None:
-            answered[code].add(status)
+    for error in with_subclasses(PhoneIdError):
+        if error.__module__.startswith("phoneid."):  # not a test's own double
+            answered[error.code].add(error.status)
     return answered
 
 
