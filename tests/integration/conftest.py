@@ -1,4 +1,5 @@
-"""moto in this process as the local stack runs it, for the tests of that emulation itself."""
+"""moto in this process as the local stack runs it, for the tests of that emulation itself; and two
+integrators of Identity Manager, ``alice`` and ``bob``, on the test's stack."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
+
+from tests.harness import Api
+from tests.identities import Identities
 
 
 @pytest.fixture
@@ -28,3 +32,13 @@ def dynamodb(local_aws: None) -> Any:
         BillingMode="PAY_PER_REQUEST",
     )
     return client
+
+
+@pytest.fixture
+def alice(api: Api) -> Identities:
+    return Identities(api, api.integrator())
+
+
+@pytest.fixture
+def bob(api: Api) -> Identities:
+    return Identities(api, api.integrator())

@@ -7,19 +7,13 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.harness import Api
-from tests.integration.test_identity_manager import Identities
+from tests.identities import Identities
 
 # Each invocation a new instance: the IAM check sees every call each function makes on its own.
 pytestmark = pytest.mark.cold_instances
 
 VERIFIED_USER_PASS = "+12025550112"  # Lena Ortiz (docs/sandbox.md)
 LENA = {"firstName": "Lena", "lastName": "Ortiz"}
-
-
-@pytest.fixture
-def alice(api: Api) -> Identities:
-    return Identities(api, api.integrator())
 
 
 def verified(alice: Identities) -> str:

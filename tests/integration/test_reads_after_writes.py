@@ -17,8 +17,8 @@ from phoneid.domain.clients import Caller, Solution
 from phoneid.domain.enrollment import ROSTER_LIMIT
 from tests.fakes import enrolled_by_verify
 from tests.harness import Api
+from tests.identities import Identities
 from tests.index_lag import behind
-from tests.integration.test_identity_manager import Identities
 
 _numbers = itertools.count(5000)
 
@@ -26,16 +26,6 @@ _numbers = itertools.count(5000)
 def new_number() -> str:
     """A valid US number no other test of this module uses."""
     return f"+1202555{next(_numbers):04d}"
-
-
-@pytest.fixture
-def alice(api: Api) -> Identities:
-    return Identities(api, api.integrator())
-
-
-@pytest.fixture
-def bob(api: Api) -> Identities:
-    return Identities(api, api.integrator())
 
 
 def lagging(api: Api) -> AbstractContextManager[None]:
