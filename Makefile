@@ -10,7 +10,7 @@ export SAM_CLI_TELEMETRY := 0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean
+.PHONY: sdk-models dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean
 
 # Every environment installs from a lock, hash-checked (docs/adr/0081-one-lock-for-the-environment-and-the-layer.md): uv.lock for
 # .venv and the layer, tools/checkov/uv.lock for checkov's. uv is installed first, with pip, as
@@ -95,7 +95,12 @@ lint:
 	ruff format --check .
 
 typecheck:
-	mypy layers/core/phoneid devkit/phoneid_dev devkit/phoneid_cli
+	mypy layers/core/phoneid devkit/phoneid_dev devkit/phoneid_cli clients/python/src/phoneid_client
+
+# The Python server SDK's types, generated again from docs/openapi.json (clients/python/README.md);
+# tests/contract/test_python_sdk_models.py fails when the committed ones differ.
+sdk-models: setup
+	python clients/python/tools/generate_models.py
 
 LAYER_BUILD := .aws-sam/build/CoreLayer/python
 
