@@ -108,9 +108,7 @@ class PhoneIdClient:
             "client_id": self._client_id,
             "client_secret": self._client_secret,
         }
-        response = self._http.post(
-            f"{self._base_url}/token", data=form, headers={"User-Agent": USER_AGENT}
-        )
+        response = self._http.post(f"{self._base_url}/token", data=form, headers={"User-Agent": USER_AGENT})
         if response.status_code != 200:
             raise error_from_response(response)
         return TokenResponse.model_validate(response.json())
@@ -147,9 +145,7 @@ class PhoneIdClient:
         body = _correlation(correlation_id, client_request_id)
         return self._call("POST", "/v3/unify-status", UnifyStatusResponse, body)
 
-    def unify_bind(
-        self, correlation_id: str, *, client_request_id: str | None = None
-    ) -> UnifyStatusResponse:
+    def unify_bind(self, correlation_id: str, *, client_request_id: str | None = None) -> UnifyStatusResponse:
         """``POST /v3/unify-bind``: binds the flow's device key to the identity."""
         body = _correlation(correlation_id, client_request_id)
         return self._call("POST", "/v3/unify-bind", UnifyStatusResponse, body)
@@ -214,9 +210,7 @@ class PhoneIdClient:
         query = _without_none(clientRequestId=client_request_id)
         return self._call("GET", f"/v3/identity/{_segment(service_id)}", IdentityView, query=query)
 
-    def disenroll_identity(
-        self, service_id: str, *, client_request_id: str | None = None
-    ) -> SuccessResponse:
+    def disenroll_identity(self, service_id: str, *, client_request_id: str | None = None) -> SuccessResponse:
         """``DELETE /v3/identity/{id}``: the identity and its personal data are deleted."""
         query = _without_none(clientRequestId=client_request_id)
         path = f"/v3/identity/{_segment(service_id)}"
@@ -235,9 +229,7 @@ class PhoneIdClient:
         path = f"/v3/identity/{_segment(service_id)}/deactivate"
         return self._call("POST", path, SuccessResponse, body)
 
-    def lookup_identities(
-        self, phone_number: str, *, client_request_id: str | None = None
-    ) -> LookupResponse:
+    def lookup_identities(self, phone_number: str, *, client_request_id: str | None = None) -> LookupResponse:
         """``GET /v3/identity/{phoneNumber}/lookup``: the client's identities of one number."""
         query = _without_none(clientRequestId=client_request_id)
         path = f"/v3/identity/{_segment(phone_number)}/lookup"
