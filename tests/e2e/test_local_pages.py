@@ -27,7 +27,7 @@ def test_the_root_page_says_where_everything_is(dev_server: DevServer, http: htt
     # s3: a URL per file) and the AWS address
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    for path in ("/demo/", "/docs", "/openapi.json", "/_local/outbox"):
+    for path in ("/demo/", "/console", "/docs", "/openapi.json", "/_local/outbox"):
         assert f'href="{base}{path}"' in page.text
     assert "phoneid connect upload-url CLIENT_ID FILE --local" in page.text
     assert f"AWS_ENDPOINT_URL={state['awsEndpointUrl']}" in page.text
@@ -45,6 +45,7 @@ def test_the_root_gives_the_same_facts_as_json(dev_server: DevServer, http: http
         "region": "US",
         "apiBaseUrl": base,
         "demo": f"{base}/demo/",
+        "console": f"{base}/console",
         "docs": f"{base}/docs",
         "openapi": f"{base}/openapi.json",
         "outbox": f"{base}/_local/outbox",
