@@ -18,8 +18,9 @@ from phoneid.domain.webhooks import MalformedMessage, from_message, retry_delay
 MAX_DELIVERIES = 100
 MAX_MESSAGES = 100
 
-# A one-time code (4 to 10 digits on their own) and a link's secret (the path after /l/).
-_CODE = re.compile(r"(?<![\d+])\d{4,10}(?!\d)")
+# A one-time code (4 to 10 digits on their own, not a number's, a port's or an address's) and a link's
+# secret (the path after /l/).
+_CODE = re.compile(r"(?<![\d+:./])\d{4,10}(?!\d)")
 _LINK_TOKEN = re.compile(r"(/l/)[\w-]+")
 
 
@@ -49,8 +50,9 @@ def batch_row(batch: Batch, chunks_done: int) -> dict[str, Any]:
     counts = batch.counts
     rows = int(counts.get("rowsRead", 0))
     passed = int(counts.get("verified", 0))
-    rejected = sum(int(n) for key, n in counts.items() if key.startswith("rejected:"))
-    failed = int(counts.get("notVerified", 0)) + int(counts.get("processingFailed", 0)) + rejected
+    # Rows refused at validation and rows the API answered with an error fail too.
+    refused = sum(int(n) for key, n in counts.items() if key.startswith(("rejected:", "error:")))
+    failed = int(counts.get("notVerified", 0)) + int(counts.get("processingFailed", 0)) + refused
     if batch.state.final:
         progress = 1.0
     elif batch.state is BatchState.VERIFYING and batch.chunks:

@@ -36,13 +36,15 @@ def identifier(value: Any) -> str | None:
 
 
 def error_code(status: int, answer: Mapping[str, Any]) -> int | None:
-    """The API's error code of a failed answer (``{"code": 8001, ...}``)."""
+    """The API's error code of a failed answer (``{"code": 8001, ...}``): 8000-8999, or a reason
+    code of the catalogue (9100, 9101); any other number is not one of the API's."""
     code = answer.get("code")
-    if status < 400 or isinstance(code, bool):
+    if status < 400 or isinstance(code, bool) or not isinstance(code, int | str):
         return None
-    if isinstance(code, int):
-        return code
-    return int(code) if isinstance(code, str) and code.isdigit() and len(code) <= 6 else None
+    text = str(code)
+    if not text.isdigit() or len(text) != 4:
+        return None
+    return int(text) if text.startswith("8") or int(text) in REASONS else None
 
 
 def token_claims(headers: Mapping[str, str]) -> dict[str, Any]:
