@@ -69,17 +69,20 @@ class GatewayRoute:
         elapsed = (time.perf_counter() - started) * 1000
         log(f"{request.method} {request.url.path} -> {response.status}{code} ({elapsed:.0f} ms)")
         if self._feed is not None:
-            # In a thread: the feed asks the client store whether a client it has not seen is one.
-            await run_in_threadpool(
-                self._feed.observe,
-                request.method,
-                request.url.path,
-                dict(request.headers),
-                sent.decode("utf-8", errors="replace"),
-                response.status,
-                response.body,
-                elapsed,
-            )
+            try:
+                # In a thread: the feed asks the client store whether a client it has not seen is one.
+                await run_in_threadpool(
+                    self._feed.observe,
+                    request.method,
+                    request.url.path,
+                    dict(request.headers),
+                    sent.decode("utf-8", errors="replace"),
+                    response.status,
+                    response.body,
+                    elapsed,
+                )
+            except Exception as error:  # the console never costs a request its answer
+                log(f"console feed skipped {request.method} {request.url.path}: {type(error).__name__}")
         return Response(response.body, status_code=response.status, headers=dict(response.headers))
 
 
