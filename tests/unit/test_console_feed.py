@@ -14,6 +14,9 @@ from phoneid_dev.template import Route
 
 ROUTES = [
     Route("POST", "/token", "TokenFunction", None),
+    Route("POST", "/v3/unify", "UnifyFunction", "ClientAuthorizer"),
+    Route("POST", "/v3/unify-status", "UnifyStatusFunction", "ClientAuthorizer"),
+    Route("POST", "/v3/verify", "VerifyFunction", "ClientAuthorizer"),
     Route("POST", "/v3/start", "StartFunction", "ClientAuthorizer"),
     Route("POST", "/v3/validate", "ValidateFunction", "ClientAuthorizer"),
     Route("POST", "/v3/challenge", "ChallengeFunction", "ClientAuthorizer"),
@@ -265,3 +268,39 @@ def test_no_date_of_birth_ssn_code_secret_or_token_reaches_the_feed_from_hostile
     (flow,) = watched.flows()
     assert flow["outcome"] == "fail"
     assert flow["reasons"] == [9302]
+
+
+def test_a_unified_flow_is_decided_by_its_status_and_a_verification_by_its_own_answer() -> None:
+    watched = feed()
+
+    post(
+        watched, "/v3/unify", {"possessionType": "mobile"}, {"correlationId": "unified", "success": "pending"}
+    )
+    post(watched, "/v3/unify-status", {"correlationId": "unified"}, {"success": "pending"})
+    post(watched, "/v3/unify-status", {"correlationId": "unified"}, {"success": True, "serviceId": "s-1"})
+    post(
+        watched,
+        "/v3/verify",
+        {"phoneNumber": "+12025550112", "dob": DOB},
+        {
+            "success": "false",
+            "correlationId": "verified",
+            "evaluation": {
+                "identification": {"result": "fail", "failureReasons": {"9003": "Identity not found"}}
+            },
+        },
+    )
+
+    flows = {flow["correlationId"]: flow for flow in watched.flows()}
+    assert [(s["step"], s["success"]) for s in flows["unified"]["steps"]] == [
+        ("unify", "pending"),
+        ("unify-status", "pending"),
+        ("unify-status", True),
+    ]
+    assert (flows["unified"]["api"], flows["unified"]["outcome"]) == ("unify", "pass")
+    assert (flows["verified"]["api"], flows["verified"]["outcome"], flows["verified"]["reasons"]) == (
+        "verify",
+        "fail",
+        [9003],
+    )
+    assert watched.today() == {"date": "2026-11-26", "passed": 1, "failed": 1, "byReason": {"9003": 1}}
