@@ -103,6 +103,7 @@ def test_each_request_is_a_row_of_route_client_status_code_time_and_when() -> No
 
     post(watched, "/v3/start", {"flowType": "mobile"}, {"code": 8001, "message": "phoneNumber"}, 400)
     watched.observe("GET", "/l/Zm9vYmFyLXNlY3JldC10b2tlbg", {}, None, 410, "<html>", 3.0)
+    # A method not of HTTP itself shows as "(other)"
     watched.observe("PROPFIND", "/nowhere/1984-03-14", {}, None, 403, '{"code": 8001}', 1.0)
 
     assert watched.requests() == [
@@ -130,7 +131,7 @@ def test_each_request_is_a_row_of_route_client_status_code_time_and_when() -> No
         {
             "seq": 3,
             "at": "2026-11-26T09:30:00+00:00",
-            "method": "PROPFIND",
+            "method": "(other)",
             "route": "(no route)",
             "clientId": None,
             "status": 403,
@@ -260,6 +261,7 @@ def test_no_date_of_birth_ssn_code_secret_or_token_reaches_the_feed_from_hostile
     )
     watched.observe("GET", f"/l/{SECRET}", {"authorization": f"Basic {SECRET}"}, None, 410, SECRET, 1.0)
     watched.observe("POST", f"/v3/{DOB}/{SSN}", {"x-otp": OTP}, json.dumps(hostile), 403, "{}", 1.0)
+    watched.observe(DOB, "/v3/start", {}, None, 403, "{}", 1.0)  # a method is any token a caller sends
 
     # Then the feed holds none of them, and still the flow's decision and its catalogue's code
     shown = everything(watched)

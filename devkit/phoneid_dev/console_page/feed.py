@@ -103,7 +103,7 @@ class ConsoleFeed:
                 {
                     "seq": self._sequence,
                     "at": at,
-                    "method": method.upper(),
+                    "method": reading.http_method(method),
                     "route": route or "(no route)",
                     "clientId": client,
                     "status": status,

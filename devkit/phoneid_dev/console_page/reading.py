@@ -18,6 +18,7 @@ from phoneid.domain.reasons import REASONS, Category
 # Client ids and correlation ids as the service makes them; anything else is not shown.
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 _CATEGORIES = frozenset(category.value for category in Category)
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
 
 
 def json_object(text: str | None) -> dict[str, Any]:
@@ -29,6 +30,11 @@ def json_object(text: str | None) -> dict[str, Any]:
     except ValueError:
         return {}
     return found if isinstance(found, dict) else {}
+
+
+def http_method(method: str) -> str:
+    """The request's method when it is one of HTTP's; a caller may send any token there."""
+    return method.upper() if method.upper() in _METHODS else "(other)"
 
 
 def identifier(value: Any) -> str | None:
