@@ -1,5 +1,6 @@
 """The local stack's API: every request that no local route takes goes to the API Gateway emulation
-(``phoneid_dev.gateway``), once admitted (``phoneid_dev.admission``), and is logged with its answer."""
+(``phoneid_dev.gateway``), once admitted (``phoneid_dev.admission``), and is logged with its answer
+and shown on the console (``phoneid_dev.console_page``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from starlette.types import Receive, Scope, Send
 
 from phoneid_dev.admission import Admission
 from phoneid_dev.console import log
+from phoneid_dev.console_page.feed import ConsoleFeed
 from phoneid_dev.gateway import HttpResponse, LocalGateway
 
 
@@ -20,9 +22,10 @@ class GatewayRoute:
     """A plain ASGI app, which Starlette routes every method to (TRACE, PROPFIND, ...): the emulated
     API Gateway answers a method with no route (403/8001), never Starlette's 405."""
 
-    def __init__(self, gateway: LocalGateway, admission: Admission) -> None:
+    def __init__(self, gateway: LocalGateway, admission: Admission, feed: ConsoleFeed | None = None) -> None:
         self._gateway = gateway
         self._admission = admission
+        self._feed = feed
         self._app = request_response(self.api)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -35,7 +38,7 @@ class GatewayRoute:
         except ClientDisconnect:
             return _dropped(request, started)
         if not await self._admission.admitted():
-            return _answered(request, started, self._gateway.throttled())
+            return await self._answered(request, sent, started, self._gateway.throttled())
         try:
             if await request.is_disconnected():
                 # Its client left while it waited for a place: nobody would read the answer.
@@ -52,19 +55,35 @@ class GatewayRoute:
             )
         finally:
             self._admission.release()
-        return _answered(request, started, response)
+        return await self._answered(request, sent, started, response)
 
-
-def _answered(request: Request, started: float, response: HttpResponse) -> Response:
-    code = ""
-    if response.status >= 400 and response.headers.get("Content-Type", "").startswith("application/json"):
-        try:
-            code = f" code={response.json().get('code')}"
-        except ValueError:
-            code = ""
-    elapsed = (time.perf_counter() - started) * 1000
-    log(f"{request.method} {request.url.path} -> {response.status}{code} ({elapsed:.0f} ms)")
-    return Response(response.body, status_code=response.status, headers=dict(response.headers))
+    async def _answered(
+        self, request: Request, sent: bytes, started: float, response: HttpResponse
+    ) -> Response:
+        code = ""
+        if response.status >= 400 and response.headers.get("Content-Type", "").startswith("application/json"):
+            try:
+                code = f" code={response.json().get('code')}"
+            except ValueError:
+                code = ""
+        elapsed = (time.perf_counter() - started) * 1000
+        log(f"{request.method} {request.url.path} -> {response.status}{code} ({elapsed:.0f} ms)")
+        if self._feed is not None:
+            try:
+                # In a thread: the feed asks the client store whether a client it has not seen is one.
+                await run_in_threadpool(
+                    self._feed.observe,
+                    request.method,
+                    request.url.path,
+                    dict(request.headers),
+                    sent.decode("utf-8", errors="replace"),
+                    response.status,
+                    response.body,
+                    elapsed,
+                )
+            except Exception as error:  # the console never costs a request its answer
+                log(f"console feed skipped {request.method} {request.url.path}: {type(error).__name__}")
+        return Response(response.body, status_code=response.status, headers=dict(response.headers))
 
 
 def _dropped(request: Request, started: float) -> Response:

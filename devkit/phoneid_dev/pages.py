@@ -59,6 +59,7 @@ def local_facts(dev: DevStack) -> dict[str, Any]:
         "region": dev.region,
         "apiBaseUrl": base,
         "demo": f"{base}/demo/",
+        "console": f"{base}/console",
         "docs": f"{base}/docs",
         "openapi": f"{base}/openapi.json",
         "outbox": f"{base}/_local/outbox",
@@ -93,6 +94,7 @@ def root_page(facts: dict[str, Any]) -> str:
     rows = [
         ("API", f"{_link(facts['apiBaseUrl'])} (token: <code>POST /token</code>)"),
         ("Demo", _link(facts["demo"])),
+        ("Console", f"{_link(facts['console'])} (requests, flows, messages, batches and webhooks, live)"),
         ("API reference", _link(facts["docs"])),
         ("OpenAPI document", _link(facts["openapi"])),
         ("Outbox", f"{_link(facts['outbox'])} (every SMS and email; also printed in the terminal)"),

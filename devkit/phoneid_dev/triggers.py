@@ -9,13 +9,17 @@ handler gave them. A handler that raises leaves the whole batch in the queue, as
 moto's SQS keeps visibility timeouts in real time (the local clock offset does not reach it):
 ``release()`` makes every message this poller saw fail visible again at once, so a retry need not
 wait out its backoff.
+
+A poller's ``observers`` see each batch it fed a function, and which of its messages failed (the
+console's webhook panel: ``phoneid_dev.console_page``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,10 +85,15 @@ class Polled:
     failed: int  # reported failed (or the whole batch, when the handler raised)
 
 
+# Told of each batch a poller fed: the function's logical id, the messages, the ids that failed.
+BatchObserver = Callable[[str, list[dict[str, Any]], set[str]], None]
+
+
 @dataclass
 class QueuePoller:
     stack: LocalStack
     source: QueueSource
+    observers: list[BatchObserver] = field(default_factory=list)
     _failed: dict[str, str] = field(default_factory=dict)  # messageId -> latest receipt handle
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _client: Any = None
@@ -128,6 +137,9 @@ class QueuePoller:
                 }
             except Exception:  # the invocation failed: every message goes back to the queue
                 failed = {message["MessageId"] for message in messages}
+            for observer in self.observers:
+                with contextlib.suppress(Exception):  # a watcher never holds up the deliveries
+                    observer(self.source.function, messages, failed)
             for message in messages:
                 if message["MessageId"] in failed:
                     self._failed[message["MessageId"]] = message["ReceiptHandle"]

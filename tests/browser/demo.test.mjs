@@ -375,6 +375,126 @@ describe("the hourly SMS budget", () => {
   });
 });
 
+// Every request the browser sends off 127.0.0.1 is refused and recorded; console errors too.
+function watchPage(page) {
+  const seen = { left: [], errors: [] };
+  page.on("console", (message) => {
+    if (message.type() === "error") seen.errors.push(message.text());
+  });
+  page.on("pageerror", (error) => seen.errors.push(error.message));
+  page.context().route(
+    (url) => /^(https?|wss?):$/.test(url.protocol) && url.hostname !== "127.0.0.1",
+    (route) => {
+      seen.left.push(route.request().url());
+      return route.abort();
+    },
+  );
+  return seen;
+}
+
+describe("the console", () => {
+  test("shows the requests, the flows with their reason codes, the SMS and the day's chart, live", async () => {
+    // Given the flows the tests above ran (the SIM-swapped user's failed with 9135)
+    const page = await stack.page();
+    const seen = watchPage(page);
+    await page.goto(`${stack.url}/console`);
+    await page.waitForSelector("#live.on");
+
+    // Then the requests are rows of route, client, status and time
+    const rows = page.locator("#requests tbody tr");
+    await rows.filter({ hasText: "/v3/complete" }).first().waitFor();
+    const started = rows.filter({ hasText: "/v3/start" }).first();
+    assert.match(await started.locator("td.status").textContent(), /^200$/);
+    assert.match(await started.locator("td.client").textContent(), /^[0-9a-f]{32}$/);
+    assert.match(await started.locator("td.ms").textContent(), /^\d+ ms$/);
+
+    // And the failed flow shows its steps in order, its outcome and its reason code with its meaning
+    const failed = page.locator(".flow", { hasText: "9135" }).first();
+    assert.equal(await failed.locator(".outcome").textContent(), "fail");
+    const steps = await failed.locator("ol.steps li").allTextContents();
+    assert.deepEqual(
+      steps.filter((step) => !step.startsWith("client")).map((step) => step.split(" ")[0]),
+      ["start", "validate", "challenge", "complete"],
+    );
+    assert.match(await failed.locator(".reasons").textContent(), /9135 Possible takeover: SIM swap under 24 hours/);
+
+    // And the SMS sent, with the code masked
+    const texts = await page.locator("#messages li").allTextContents();
+    assert.ok(texts.some((text) => text.includes(`SMS to ${OTP_USER}`)), "the OTP user's SMS is listed");
+    assert.ok(!texts.some((text) => /\b1234\b/.test(text)), "no code is shown");
+
+    // And the day's chart has a bar for the passes and one for 9135
+    assert.ok(Number(await page.locator('#chart g.bar[data-label="passed"] text.count').textContent()) >= 1);
+    assert.ok(Number(await page.locator('#chart g.bar[data-label="9135"] text.count').textContent()) >= 1);
+
+    // When another flow starts, its request appears without a reload
+    const before = await rows.count();
+    const credentials = await (await fetch(`${stack.url}/_local/clients`, { method: "POST", body: "{}" })).json();
+    await fetch(`${stack.url}/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "client_credentials", ...credentials }),
+    });
+    await page.waitForFunction(
+      ([count, client]) =>
+        document.querySelectorAll("#requests tbody tr").length > count &&
+        document.querySelector("#requests tbody tr td.client").textContent === client,
+      [before, credentials.client_id],
+    );
+
+    assert.deepEqual(seen.left, [], "no request left 127.0.0.1");
+    assert.deepEqual(seen.errors, [], "no console error");
+  });
+
+  test("draws a Connect batch's progress and a webhook delivery's attempts from the feed", async () => {
+    // Given a feed holding a verifying batch and a delivery retried once (the Python tests prove
+    // the stack feeds these from its batches table and its queue poller)
+    const page = await stack.page();
+    const seen = watchPage(page);
+    const feed = {
+      requests: [],
+      flows: [],
+      messages: [],
+      batches: [
+        {
+          batchId: "b-1", file: "acme_US_verifiedUser_20260301120000.csv", client: "acme", state: "verifying",
+          createdAt: "2026-11-26T09:00:00+00:00", rows: 1000, done: 500, passed: 0, failed: 12, progress: 0.5,
+          chunks: 4, chunksDone: 2, reason: null, reasons: {},
+        },
+      ],
+      webhooks: [
+        {
+          eventId: "e-1", event: "SIM_SWAP", clientId: "c-1", phone: "***42", endpoint: "https://hooks.example.com/phoneid",
+          outcome: "settled",
+          attempts: [
+            { attempt: 1, at: "2026-11-26T09:00:00+00:00", outcome: "failed", nextRetry: "2026-11-26T09:00:30+00:00" },
+            { attempt: 2, at: "2026-11-26T09:00:30+00:00", outcome: "settled", nextRetry: null },
+          ],
+        },
+      ],
+      today: { date: "2026-11-26", passed: 0, failed: 0, byReason: {}, connect: { passed: 0, failed: 12, byReason: { 9003: 12 } } },
+      reasonText: { 9003: "Identity not found" },
+    };
+    await page.route("**/_local/console/feed*", (route) => route.fulfill({ json: feed }));
+    await page.goto(`${stack.url}/console`);
+    await page.waitForSelector("#live.on");
+
+    const batch = page.locator("#batches li").first();
+    assert.equal(await batch.locator("progress").evaluate((bar) => bar.value), 0.5);
+    assert.match(await batch.textContent(), /acme_US_verifiedUser_20260301120000\.csv/);
+    assert.match(await batch.locator(".counts").textContent(), /500 of 1000 rows done · 0 passed · 12 failed \(chunk 2 of 4\)/);
+    const delivery = page.locator("#webhooks li").first();
+    assert.match(await delivery.textContent(), /SIM_SWAP/);
+    assert.match(await delivery.textContent(), /https:\/\/hooks\.example\.com\/phoneid/);
+    assert.deepEqual(await delivery.locator("ol.attempts li").allTextContents(), [
+      "attempt 1: failed at 2026-11-26 09:00:00, next retry 2026-11-26 09:00:30",
+      "attempt 2: settled at 2026-11-26 09:00:30",
+    ]);
+    assert.match(await page.textContent('#chart g.bar[data-label="9003"]'), /9003 Identity not found/);
+    assert.deepEqual(seen.left, [], "no request left 127.0.0.1");
+    assert.deepEqual(seen.errors, [], "no console error");
+  });
+});
+
 describe("an EU stack", () => {
   let eu;
   before(async () => {

@@ -134,6 +134,13 @@ def test_a_client_puts_a_batch_to_its_url_and_gets_the_results_with_plain_http(
     status = stack.cli("connect", "status", urls["file_name"], "--local", "--json")
     assert json.loads(status.stdout)[0]["state"] == "delivered"
 
+    # And the stack's console shows the batch done, its rows counted, and Hugo's 9135 in the day's chart
+    feed = httpx.get(f"{stack.base_url}/_local/console/feed").json()
+    (batch,) = [batch for batch in feed["batches"] if batch["file"] == urls["file_name"]]
+    assert (batch["state"], batch["progress"]) == ("delivered", 1.0)
+    assert (batch["rows"], batch["done"], batch["passed"], batch["failed"]) == (3, 3, 1, 2)
+    assert feed["today"]["connect"]["byReason"].get("9135", 0) >= 1
+
 
 @pytest.mark.skipif(not shutil.which("curl"), reason="needs curl")
 def test_curl_uploads_and_downloads_as_the_docs_show(stack: DevServer, tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ def test_the_root_page_says_where_everything_is(dev_server: DevServer, http: htt
     # s3: a URL per file) and the AWS address
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    for path in ("/demo/", "/docs", "/openapi.json", "/_local/outbox"):
+    for path in ("/demo/", "/console", "/docs", "/openapi.json", "/_local/outbox"):
         assert f'href="{base}{path}"' in page.text
     assert "phoneid connect upload-url CLIENT_ID FILE --local" in page.text
     assert f"AWS_ENDPOINT_URL={state['awsEndpointUrl']}" in page.text
@@ -45,6 +45,7 @@ def test_the_root_gives_the_same_facts_as_json(dev_server: DevServer, http: http
         "region": "US",
         "apiBaseUrl": base,
         "demo": f"{base}/demo/",
+        "console": f"{base}/console",
         "docs": f"{base}/docs",
         "openapi": f"{base}/openapi.json",
         "outbox": f"{base}/_local/outbox",
@@ -86,3 +87,32 @@ def test_the_api_reference_is_redoc_from_node_modules(http: httpx.Client) -> Non
     assert b"https://cdn.redoc.ly/" in installed
     assert bundle.content == installed.replace(REDOC_CDN_LOGO, EMPTY_IMAGE)
     assert b"https://cdn.redoc.ly/" not in bundle.content
+
+
+def test_the_banner_names_the_console_which_serves_its_page_its_files_and_its_feed(
+    dev_server: DevServer, http: httpx.Client
+) -> None:
+    # Given the line the banner prints for the console
+    assert f"Console: {dev_server.base_url}/console" in dev_server.output()
+
+    # When a browser opens it
+    page = http.get("/console")
+    script = http.get("/console/console.js")
+    feed = http.get("/_local/console/feed")
+
+    # Then the page loads its own script and style only, may ask only the stack, and polls a feed
+    # holding every panel's data
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    policy = page.headers["content-security-policy"]
+    assert "script-src 'self'" in policy
+    assert "connect-src 'self'" in policy
+    assert "default-src 'none'" in policy
+    assert '<script src="/console/console.js"></script>' in page.text
+    assert "https://" not in page.text
+    assert script.status_code == 200
+    assert script.headers["content-type"].startswith("text/javascript")
+    assert "/_local/console/feed" in script.text
+    assert http.get("/console/secrets.txt").status_code == 404
+    assert feed.status_code == 200
+    assert set(feed.json()) >= {"requests", "flows", "messages", "batches", "webhooks", "today"}

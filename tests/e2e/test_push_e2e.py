@@ -4,6 +4,7 @@ receiver on loopback as a signed webhook, with no monitor pass run."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from phoneid.domain.webhooks import loggable_url
 from tests import http_collection
 from tests.e2e.conftest import DevServer, HttpApi, start_dev_server
 from tests.integration.test_webhooks import Receiver
@@ -100,6 +102,17 @@ def test_a_scripted_sim_swap_is_pushed_by_the_operator_and_delivered_signed(
     assert event["clientCustomerId"] == "push-1"
     assert event["occurredAt"] == swapped.isoformat().replace("+00:00", "Z")
     assert "MONITOR" not in production_server.output()
+
+    # And the stack's console shows the delivery, settled at its first attempt, with the number masked
+    feed_url = f"{production_server.base_url}/_local/console/feed"
+    deadline = time.monotonic() + 30
+    while not (deliveries := httpx.get(feed_url).json()["webhooks"]) and time.monotonic() < deadline:
+        time.sleep(0.2)  # the poller tells the console once the sender returned
+    (delivery,) = deliveries
+    assert (delivery["event"], delivery["clientId"]) == ("SIM_SWAP", integrator.client_id)
+    assert delivery["endpoint"] == loggable_url(url)
+    assert [(a["attempt"], a["outcome"]) for a in delivery["attempts"]] == [(1, "settled")]
+    assert PHONE not in json.dumps(deliveries)
 
 
 def test_the_webhooks_http_collection_gets_the_receiver_a_sim_swap(

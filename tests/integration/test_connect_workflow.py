@@ -36,6 +36,7 @@ from phoneid.domain.verification import VerifyItem
 from phoneid.services.connect import ConnectBatches
 from phoneid.services.verify import Verified
 from phoneid_dev import workflows
+from phoneid_dev.console_page.panels import batch_row
 from phoneid_dev.events import function_context
 from phoneid_dev.outbox import sent_emails
 from phoneid_dev.workflows import retry_waits
@@ -204,6 +205,10 @@ def test_a_file_put_under_upload_is_verified_delivered_and_emailed(connect: Conn
     batch = connect.api.container.batch_states.get(delivered["batchId"])
     assert batch is not None
     assert batch.state == BatchState.DELIVERED
+    # (the local stack's console shows it from that record: every row done, one passed)
+    shown = batch_row(batch, chunks_done=0)
+    assert (shown["rows"], shown["done"], shown["passed"], shown["failed"]) == (5, 5, 1, 4)
+    assert (shown["state"], shown["progress"], shown["file"]) == ("delivered", 1.0, FILE)
     assert connect.keys("work/") == []
     assert connect.keys("clients/acme/download/") == [
         f"clients/acme/download/{STEM}_errors.csv",

@@ -28,6 +28,7 @@ from phoneid.domain.signals import ChangeKind, ListEntry, ListKind
 from phoneid.domain.webhooks import Webhook, secret_context
 from phoneid_cli.main import main
 from phoneid_dev import workflows
+from phoneid_dev.console_page.panels import WebhookAttempts
 from phoneid_dev.events import function_context
 from phoneid_dev.operator import FakeOperator
 from phoneid_dev.triggers import queue_sources, sqs_event
@@ -362,6 +363,8 @@ def test_a_sandbox_stack_monitors_the_operators_lists_and_the_local_poller_deliv
     clock.advance(hours=1)
     report = webhooks.monitor_pass()
     (poller,) = pollers(api.stack)
+    console = WebhookAttempts(poller.source.function, lambda client: url, clock.now)
+    poller.observers.append(console.seen)
     polled = poller.drain()
 
     # Then the local stack's poller delivered one PORT event, dated when the port happened
@@ -370,6 +373,16 @@ def test_a_sandbox_stack_monitors_the_operators_lists_and_the_local_poller_deliv
     (event,) = state.events.values()
     assert (event["eventType"], event["serviceId"]) == ("PORT", service_id)
     assert event["occurredAt"] == ported.isoformat().replace("+00:00", "Z")
+    # And the local stack's console saw that one attempt settle
+    (delivery,) = console.deliveries()
+    assert (delivery["event"], delivery["clientId"], delivery["endpoint"]) == (
+        "PORT",
+        integrator.client_id,
+        url,
+    )
+    assert [(a["attempt"], a["outcome"], a["nextRetry"]) for a in delivery["attempts"]] == [
+        (1, "settled", None)
+    ]
 
 
 def test_monitor_and_delivery_never_log_numbers_secrets_or_the_receivers_query(

@@ -8,13 +8,18 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.routing import Route
 
+from phoneid_dev.admission import Admission
 from phoneid_dev.gateway import HttpResponse, LocalGateway
+from phoneid_dev.gateway_route import GatewayRoute
 from phoneid_dev.server import build_app
 from phoneid_dev.template import template
 
@@ -49,6 +54,10 @@ def app_with(gateway: HeldGateway, **limits: Any) -> Any:
         base_url=BASE,
         tier="sandbox",
         region="US",
+        # What the console watches (phoneid_dev.console_page)
+        clock=SimpleNamespace(now=lambda: datetime.now(UTC)),
+        queue_pollers=[],
+        outbox=SimpleNamespace(messages=list),
     )
     return build_app(dev, **limits)
 
@@ -174,3 +183,22 @@ def test_a_request_whose_client_left_while_it_waited_is_never_run(capsys: pytest
     assert dropped == 499
     assert gateway.ran == ["POST"]  # the second request never reached a handler
     assert "POST /held dropped: the client left" in capsys.readouterr().err
+
+
+class BrokenFeed:
+    def observe(self, *args: Any) -> None:
+        raise RuntimeError("the console cannot read")
+
+
+def test_a_console_that_fails_never_costs_a_request_its_answer() -> None:
+    # Given the gateway route watched by a console feed that raises
+    route = GatewayRoute(HeldGateway(), Admission(4, 1.0), BrokenFeed())  # type: ignore[arg-type]
+    app = Starlette(routes=[Route("/{path:path}", route)])
+
+    async def scenario(http: httpx.AsyncClient) -> httpx.Response:
+        return await http.request("TRACE", "/v3/start")
+
+    # Then the request has API Gateway's answer all the same
+    answer = run(scenario, app)
+    assert answer.status_code == 403
+    assert answer.json() == NO_ROUTE

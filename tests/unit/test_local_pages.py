@@ -63,6 +63,7 @@ def test_the_root_page_says_where_everything_is(client: Client) -> None:
     assert page.headers["content-type"].startswith("text/html")
     for shown in (
         f'href="{BASE}/demo/"',
+        f'href="{BASE}/console"',
         f'href="{BASE}/docs"',
         f'href="{BASE}/openapi.json"',
         f'href="{BASE}/_local/outbox"',
@@ -83,6 +84,7 @@ def test_the_root_answers_json_to_who_asks_for_it(client: Client) -> None:
         "region": "US",
         "apiBaseUrl": BASE,
         "demo": f"{BASE}/demo/",
+        "console": f"{BASE}/console",
         "docs": f"{BASE}/docs",
         "openapi": f"{BASE}/openapi.json",
         "outbox": f"{BASE}/_local/outbox",
