@@ -10,7 +10,7 @@ export SAM_CLI_TELEMETRY := 0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean
+.PHONY: dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean typescript-sdk-types
 
 # Every environment installs from a lock, hash-checked (docs/adr/0081-one-lock-for-the-environment-and-the-layer.md): uv.lock for
 # .venv and the layer, tools/checkov/uv.lock for checkov's. uv is installed first, with pip, as
@@ -138,6 +138,11 @@ fuzz: setup
 
 browser: setup browser-deps
 	node --test --test-concurrency=1 tests/browser/
+
+# The TypeScript server SDK's types, generated again from docs/openapi.json after the API changed
+# (clients/typescript/README.md; tests/contract/test_sdk_typescript.py fails until they are).
+typescript-sdk-types: node_modules/.installed
+	cd clients/typescript && npm run generate
 
 clean:
 	rm -rf $(VENV) node_modules .aws-sam .pytest_cache .mypy_cache .ruff_cache .phoneid/bytecode
