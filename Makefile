@@ -10,7 +10,7 @@ export SAM_CLI_TELEMETRY := 0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: sdk-models dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean
+.PHONY: dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean sdk-types sdk-models typescript-sdk-types
 
 # Every environment installs from a lock, hash-checked (docs/adr/0081-one-lock-for-the-environment-and-the-layer.md): uv.lock for
 # .venv and the layer, tools/checkov/uv.lock for checkov's. uv is installed first, with pip, as
@@ -99,6 +99,9 @@ typecheck:
 
 # The Python server SDK's types, generated again from docs/openapi.json (clients/python/README.md);
 # tests/contract/test_python_sdk_models.py fails when the committed ones differ.
+# Both server SDKs' types, regenerated from docs/openapi.json (the gate's drift checks compare them).
+sdk-types: sdk-models typescript-sdk-types
+
 sdk-models: setup
 	python clients/python/tools/generate_models.py
 
@@ -143,6 +146,11 @@ fuzz: setup
 
 browser: setup browser-deps
 	node --test --test-concurrency=1 tests/browser/
+
+# The TypeScript server SDK's types, generated again from docs/openapi.json after the API changed
+# (clients/typescript/README.md; tests/contract/test_sdk_typescript.py fails until they are).
+typescript-sdk-types: node_modules/.installed
+	cd clients/typescript && npm run generate
 
 clean:
 	rm -rf $(VENV) node_modules .aws-sam .pytest_cache .mypy_cache .ruff_cache .phoneid/bytecode

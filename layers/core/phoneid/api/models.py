@@ -159,9 +159,30 @@ class RequestModel(BaseModel):
     )
 
 
+def _omittable_fields_optional(schema: dict[str, Any]) -> None:
+    """A list or object field is left out of the answer when empty (``_omit_empty``): the JSON schema
+    must not call it required, or a client checking answers against it (the SDKs' types, the fuzzer)
+    would be told it is always there."""
+    properties = schema.get("properties", {})
+
+    def omittable(field: dict[str, Any]) -> bool:
+        kinds = [field, *field.get("anyOf", [])]
+        return any(kind.get("type") in ("array", "object") for kind in kinds)
+
+    required = [name for name in schema.get("required", []) if not omittable(properties.get(name, {}))]
+    if required:
+        schema["required"] = required
+    else:
+        schema.pop("required", None)
+
+
 class ResponseModel(BaseModel):
+    model_config = ConfigDict(json_schema_extra=_omittable_fields_optional)
+
+    # No return annotation: pydantic would take it as the answer's JSON schema, and the OpenAPI
+    # document (and the SDK types generated from it) would lose every field of every response.
     @model_serializer(mode="wrap")
-    def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _omit_empty(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
         data: dict[str, Any] = handler(self)
         return {
             key: value for key, value in data.items() if value is not None and value != {} and value != []
