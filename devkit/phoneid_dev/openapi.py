@@ -11,7 +11,7 @@ import sys
 import warnings
 from typing import Any
 
-from phoneid.api.models import ErrorBody, ResponseModel
+from phoneid.api.models import ErrorBody
 from phoneid.domain.idempotency import HEADER, KEY_RULE, MAX_KEY_LENGTH
 from phoneid_dev.static import openapi_path
 from phoneid_dev.template import repository_root, template
@@ -249,7 +249,6 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
     for name in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
         schemas.pop(name, None)
     schemas["ErrorBody"] = ErrorBody.model_json_schema()
-    _describe_answers(schemas)
     error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
     for path, operations in document.get("paths", {}).items():
         for method, operation in operations.items():
@@ -283,63 +282,6 @@ def _shape(document: dict[str, Any]) -> dict[str, Any]:
     link.update(_LINK_RESPONSES)
     document["servers"] = _servers()
     return document
-
-
-# What the framework writes for an answer model: its serializer (ResponseModel's, dropping empty
-# fields) is annotated as returning a dict, so serialization mode sees an object and nothing more.
-_OPAQUE = {"type": "object", "additionalProperties": True}
-
-
-def _describe_answers(schemas: dict[str, Any]) -> None:
-    """Each answer model by its fields, as the server SDKs' generated types need it. A field the
-    serializer may drop (None, or an empty list or object) is not required."""
-    answers = _answer_models()
-    for name in [name for name, schema in schemas.items() if schema == _OPAQUE and name in answers]:
-        described = _without_null_defaults(
-            answers[name].model_json_schema(ref_template="#/components/schemas/{model}")
-        )
-        for nested, definition in described.pop("$defs", {}).items():
-            if nested in answers:
-                definition = _droppable_not_required(definition)
-            if schemas.get(nested, _OPAQUE) not in (_OPAQUE, definition):
-                raise ValueError(f"two schemas named {nested}")
-            schemas[nested] = definition
-        schemas[name] = _droppable_not_required(described)
-
-
-def _without_null_defaults(schema: Any) -> Any:
-    """As the framework writes request schemas: an optional field's ``"default": null`` left out."""
-    if isinstance(schema, dict):
-        return {
-            key: _without_null_defaults(value)
-            for key, value in schema.items()
-            if not (key == "default" and value is None)
-        }
-    if isinstance(schema, list):
-        return [_without_null_defaults(value) for value in schema]
-    return schema
-
-
-def _answer_models() -> dict[str, type[ResponseModel]]:
-    found: dict[str, type[ResponseModel]] = {}
-    pending = list(ResponseModel.__subclasses__())
-    while pending:
-        model = pending.pop()
-        found[model.__name__] = model
-        pending.extend(model.__subclasses__())
-    return found
-
-
-def _droppable_not_required(schema: dict[str, Any]) -> dict[str, Any]:
-    properties = schema.get("properties", {})
-
-    def kept(field: str) -> bool:
-        prop = properties[field]
-        return prop.get("type") not in ("array", "object") or prop.get("minItems", 0) > 0
-
-    required = [field for field in schema.get("required", []) if kept(field)]
-    shaped = {key: value for key, value in schema.items() if key != "required"}
-    return {**shaped, "required": required} if required else shaped
 
 
 def _keeps_answers(function_id: str) -> bool:
