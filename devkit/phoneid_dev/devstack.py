@@ -16,7 +16,6 @@ from phoneid import bootstrap
 from phoneid.bootstrap import container
 from phoneid.domain.clients import Flag, Solution
 from phoneid.domain.connect import ConnectTransport
-from phoneid.domain.credentials import verify_secret
 from phoneid_dev import workflows
 from phoneid_dev.access.recording.hooks import worker_environment
 from phoneid_dev.clock import OffsetClock
@@ -30,6 +29,7 @@ from phoneid_dev.processes import FunctionProcesses, function_specs
 from phoneid_dev.sftp.server import DEFAULT_PORT, LocalSftpServer, s3_client
 from phoneid_dev.snapshot import state
 from phoneid_dev.snapshot.directory import DataDirectory, DataRefused, StackKind
+from phoneid_dev.snapshot.own_clients import OwnClients
 from phoneid_dev.stack import LocalStack
 from phoneid_dev.statefile import default_state_file
 from phoneid_dev.template import template
@@ -84,8 +84,10 @@ class DevStack:
         self.clock = OffsetClock()
         if snapshot:
             self.clock.catch_up(snapshot["clockOffsetSeconds"])
-        # The client the banner prints, with its secret: kept in the data directory, if any.
-        self.banner_client: dict[str, str] | None = snapshot.get("bannerClient") if snapshot else None
+        # The clients the stack makes for itself (the banner's, the demo's): kept in the data directory.
+        self.own_clients = OwnClients(
+            snapshot["ownClients"] if snapshot else None, str(data.path) if data else ""
+        )
         bootstrap.override(clock=self.clock)
         self.stack.processes = self._function_processes()
         self.tier, self.region, self.base_url = tier, region, base_url
@@ -124,34 +126,24 @@ class DevStack:
             return False
         with self._saving:
             return self.data.save(
-                self.kind, state.taken(self.stack, self.clock.offset_seconds, self.banner_client)
+                self.kind, state.taken(self.stack, self.clock.offset_seconds, self.own_clients.kept)
             )
 
-    def choose_banner_client(
-        self, client_id: str | None = None, client_secret: str | None = None
-    ) -> dict[str, str]:
-        """The client the banner prints: the one seeded with ``client_id`` and ``client_secret``, else
-        the one the data directory kept, else a new one. A client the restored stack already has is
-        used as it is, when the secret is its own."""
-        wanted = (
-            {"client_id": client_id, "client_secret": client_secret}
-            if client_id and client_secret
-            else self.banner_client
+    def banner_client(self, client_id: str | None = None, client_secret: str | None = None) -> dict[str, str]:
+        """The client the banner prints: the one seeded with ``client_id`` and ``client_secret``,
+        else the one the data directory kept, else a new one (``phoneid_dev.snapshot.own_clients``)."""
+        seeded = (
+            {"client_id": client_id, "client_secret": client_secret} if client_id and client_secret else None
         )
-        existing = container().clients.get(wanted["client_id"]) if wanted else None
-        if wanted and existing is not None:
-            if not verify_secret(wanted["client_secret"], existing.secret_hash):
-                where = self.data.path if self.data else ""
-                raise DataRefused(
-                    f"--data {where}: client {wanted['client_id']} is kept there with another secret: "
-                    "seed the secret it was made with, or use another directory"
-                )
-            self.banner_client = wanted
-        elif client_id and client_secret:
-            self.banner_client = self.create_client(client_id=client_id, client_secret=client_secret)
-        else:
-            self.banner_client = self.create_client(name="dev")
-        return self.banner_client
+        return self.own_clients.get(
+            "banner",
+            lambda: (
+                self.create_client(client_id=client_id, client_secret=client_secret)
+                if seeded
+                else self.create_client(name="dev")
+            ),
+            seeded,
+        )
 
     def _function_processes(self) -> FunctionProcesses | None:
         """Worker processes for every function, one invocation at a time each, reaching moto over

@@ -110,7 +110,7 @@ def serve(
         raise
     announced = False
     try:
-        client = dev.choose_banner_client(
+        client = dev.banner_client(
             os.environ.get("PHONEID_CLIENT_ID"), os.environ.get("PHONEID_CLIENT_SECRET")
         )
         dev.save_data()  # the banner's client kept from the start (and the directory proven writable)

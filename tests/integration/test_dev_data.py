@@ -23,7 +23,8 @@ from phoneid import bootstrap
 from phoneid.domain.identity import Identity
 from phoneid.domain.signals import ChangeEvent, ChangeKind
 from phoneid_dev.snapshot import services, state
-from phoneid_dev.snapshot.directory import DataDirectory, StackKind
+from phoneid_dev.snapshot.directory import DataDirectory, DataRefused, StackKind
+from phoneid_dev.snapshot.own_clients import OwnClients
 from phoneid_dev.stack import LocalStack
 from phoneid_dev.triggers import pollers
 from tests.fakes import FakeClock
@@ -112,7 +113,10 @@ def test_every_kind_of_state_works_again_after_a_restart_from_the_data_directory
     # When its state is saved to a data directory, and a new start loads it into a fresh moto
     directory = tmp_path / "data"
     DataDirectory(directory).save(
-        SANDBOX_US, state.taken(api.stack, 3600.0, {"client_id": credentials.client_id, "client_secret": "s"})
+        SANDBOX_US,
+        state.taken(
+            api.stack, 3600.0, {"banner": {"client_id": credentials.client_id, "client_secret": "s"}}
+        ),
     )
     restarted = _restarted(api, directory, clock, monkeypatch)
 
@@ -145,7 +149,7 @@ def test_every_kind_of_state_works_again_after_a_restart_from_the_data_directory
     # And the clock's offset and the banner's client are kept
     snapshot = json.loads((directory / "stack.json").read_text())
     assert snapshot["clockOffsetSeconds"] == 3600.0
-    assert snapshot["bannerClient"]["client_id"] == credentials.client_id
+    assert snapshot["ownClients"]["banner"]["client_id"] == credentials.client_id
 
 
 def test_a_delivery_waiting_out_its_backoff_keeps_its_attempts_and_its_wait(
@@ -164,7 +168,7 @@ def test_a_delivery_waiting_out_its_backoff_keeps_its_attempts_and_its_wait(
     sqs.receive_message(QueueUrl=queue_url, VisibilityTimeout=600)
 
     # When the stack is saved and started again
-    DataDirectory(tmp_path).save(SANDBOX_US, state.taken(api.stack, 0.0, None))
+    DataDirectory(tmp_path).save(SANDBOX_US, state.taken(api.stack, 0.0, {}))
     restarted = _restarted(api, tmp_path, clock, monkeypatch)
 
     # Then the message is still hidden for what was left of its backoff, its receives counted
@@ -175,3 +179,33 @@ def test_a_delivery_waiting_out_its_backoff_keeps_its_attempts_and_its_wait(
     (kept,) = services.export_queues(restarted.stack)["WebhookQueue"]
     assert kept["receiveCount"] == 3
     assert 500 < kept["hiddenSeconds"] <= 600
+
+
+def test_the_stacks_own_clients_are_kept_and_a_seeded_one_must_keep_its_secret(
+    make_api: Callable[..., Api],
+) -> None:
+    # Given a stack that has the banner's client, kept with its secret
+    api = make_api()
+    credentials = api.create_client()
+    kept = {"client_id": credentials.client_id, "client_secret": credentials.client_secret}
+    own = OwnClients({"banner": kept}, "/data")
+    made: list[str] = []
+
+    def make() -> dict[str, str]:
+        made.append("made")
+        return {"client_id": "new", "client_secret": "new"}
+
+    # When the banner's client and the demo's (never kept) are asked for
+    # Then the kept one is given as it is, and only the demo's is made
+    assert own.get("banner", make) == kept
+    assert own.get("demo", make) == {"client_id": "new", "client_secret": "new"}
+    assert made == ["made"]
+    assert own.kept == {"banner": kept, "demo": {"client_id": "new", "client_secret": "new"}}
+
+    # And a seeded client the directory holds with another secret is refused, saying what to do
+    with pytest.raises(DataRefused) as refused:
+        own.get("banner", make, {"client_id": credentials.client_id, "client_secret": "x" * 40})
+    assert str(refused.value) == (
+        f"--data /data: client {credentials.client_id} is kept there with another secret: "
+        "seed the secret it was made with, or use another directory"
+    )

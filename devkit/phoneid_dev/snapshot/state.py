@@ -1,5 +1,6 @@
 """A stack's snapshot, taken and put back: its KMS keys, tables, buckets and queues, the local
-clock's offset and the banner's client (its secret in plain text: the table holds only its hash).
+clock's offset and the clients the stack made for itself (``own_clients``: their secrets in plain
+text, as the table holds only their hashes).
 
 Not kept: what the stack makes anew at each start (the fake operator and its Secrets Manager
 secret, the SFTP host key, which lives beside the state file) and what runs (Step Functions
@@ -17,11 +18,11 @@ if TYPE_CHECKING:
 
 
 def taken(
-    stack: LocalStack, clock_offset_seconds: float, banner_client: dict[str, str] | None
+    stack: LocalStack, clock_offset_seconds: float, own_clients: dict[str, dict[str, str]]
 ) -> dict[str, Any]:
     return {
         "clockOffsetSeconds": clock_offset_seconds,
-        "bannerClient": banner_client,
+        "ownClients": own_clients,
         "kmsKeys": keys.exported(stack),
         "tables": services.export_tables(stack),
         "buckets": services.export_buckets(stack),
