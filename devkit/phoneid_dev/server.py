@@ -126,13 +126,23 @@ def serve(
         # First, as it is quick; and only this stack's file (a stack started since wrote its own).
         remove_if_ours(STATE_FILE)
         if announced and dev.data is not None:  # a stack that never started has nothing new to keep
-            dev.save_data()
-            shown = _shown_path(dev.data.path)
-            log(f"State kept in {shown} (phoneid dev --data {shown} starts from it).")
+            _save_at_stop(dev, dev.data.path)
         dev.stop()
         listener.close()
         if announced:  # a stack that never started says only why (the CLI prints it)
             log("PhoneID local stack stopped.")
+
+
+def _save_at_stop(dev: DevStack, directory: Path) -> None:
+    """The last save, said; one that fails is said too, and the stack still stops (the snapshot
+    written before it stays whole: ``phoneid_dev.snapshot.directory``)."""
+    shown = _shown_path(directory)
+    try:
+        dev.save_data()
+    except Exception as error:
+        log(f"State NOT saved to {shown} ({type(error).__name__}: {error}): it holds the last save before")
+        return
+    log(f"State kept in {shown} (phoneid dev --data {shown} starts from it).")
 
 
 def _stop_like_ctrl_c(signum: int, frame: Any) -> None:

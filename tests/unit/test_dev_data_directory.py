@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from phoneid_cli.main import parser
+from phoneid_dev.server import _save_at_stop
 from phoneid_dev.snapshot import state
 from phoneid_dev.snapshot.directory import FORMAT_VERSION, DataDirectory, DataRefused, StackKind
 from phoneid_dev.template import template
@@ -109,3 +111,17 @@ def test_the_cli_takes_the_directory_from_the_flag_or_phoneid_data(
 
     monkeypatch.setenv("PHONEID_DATA", str(tmp_path / "kept"))
     assert parser().parse_args(["dev"]).data == tmp_path / "kept"
+
+
+def test_a_save_that_fails_at_the_stop_is_said_and_the_stop_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full_disk() -> bool:
+        raise OSError(28, "No space left on device")
+
+    _save_at_stop(SimpleNamespace(save_data=full_disk), tmp_path)  # type: ignore[arg-type]
+
+    said = capsys.readouterr()
+    assert (
+        f"State NOT saved to {tmp_path} (OSError: [Errno 28] No space left on device)" in said.out + said.err
+    )

@@ -16,6 +16,7 @@ import pytest
 
 from phoneid_dev.gateway import HttpResponse, LocalGateway
 from phoneid_dev.server import build_app
+from phoneid_dev.snapshot.own_clients import OwnClients
 from phoneid_dev.template import template
 
 BASE = "http://127.0.0.1:3000"
@@ -46,6 +47,7 @@ def app_with(gateway: HeldGateway, **limits: Any) -> Any:
         gateway=gateway,
         stack=SimpleNamespace(template=template()),
         create_client=lambda **_: {"client_id": "demo", "client_secret": "s", "public_api_key": "k"},
+        own_clients=OwnClients(),
         base_url=BASE,
         tier="sandbox",
         region="US",
