@@ -82,9 +82,9 @@ def register(commands: Any) -> None:
         type=Path,
         metavar="DIR",
         default=os.environ.get("PHONEID_DATA") or None,
-        help="keep the stack's state in DIR (made 0700; it holds secrets): clients, identities, Connect "
-        "onboarding, webhooks and the banner's client are there again at the next start with the same "
-        "DIR; saved every 10 s and at Ctrl-C (default: PHONEID_DATA, else none: every start is empty)",
+        help="keep the stack's state in DIR/stack.json (0600: it holds secrets): clients, identities, "
+        "Connect onboarding, webhooks and the banner's client are there again at the next start with the "
+        "same DIR; saved every 10 s and at Ctrl-C (default: PHONEID_DATA, else none: every start is empty)",
     )
     dev.set_defaults(run=run_dev)
 

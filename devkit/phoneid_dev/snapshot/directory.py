@@ -1,8 +1,9 @@
 """The data directory of ``phoneid dev --data DIR``: one file, ``DIR/stack.json``, holding a
 snapshot of the stack (``phoneid_dev.snapshot.state``) with the format's version and the stack it
-belongs to. It holds secrets (KMS key material, the banner client's secret): the directory is made
-0700 and the file 0600, written whole (a temporary file renamed over it), so that a reader, or a
-start after a crash, finds the last snapshot or the one before, never half of one.
+belongs to. It holds secrets (KMS key material, the banner client's secret): a directory made here
+is 0700 (one that exists keeps its mode) and the file 0600, written whole (a temporary file renamed
+over it), so that a reader, or a start after a crash, finds the last snapshot or the one before,
+never half of one.
 """
 
 from __future__ import annotations
