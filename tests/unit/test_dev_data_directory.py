@@ -7,10 +7,13 @@ import json
 import stat
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from phoneid_cli.main import parser
+from phoneid_dev import server
+from phoneid_dev.devstack import DevStack
 from phoneid_dev.server import _save_at_stop
 from phoneid_dev.snapshot import state
 from phoneid_dev.snapshot.directory import FORMAT_VERSION, DataDirectory, DataRefused, StackKind
@@ -125,3 +128,24 @@ def test_a_save_that_fails_at_the_stop_is_said_and_the_stop_goes_on(
     assert (
         f"State NOT saved to {tmp_path} (OSError: [Errno 28] No space left on device)" in said.out + said.err
     )
+
+
+def test_without_a_data_directory_nothing_is_read_or_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given `phoneid dev` with neither --data nor PHONEID_DATA, in a directory holding a snapshot
+    monkeypatch.delenv("PHONEID_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    DataDirectory(tmp_path).save(SANDBOX_US, KEPT)
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(server, "serve", lambda **options: served.update(options))
+
+    # When it runs
+    args = parser().parse_args(["dev"])
+    args.run(args, None)
+
+    # Then the stack is served with no data directory: it reads no snapshot and saves none
+    assert served["data"] is None
+    stack: Any = SimpleNamespace(data=None)
+    assert DevStack._kept_snapshot(stack) is None
+    assert DevStack.save_data(stack) is False
