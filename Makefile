@@ -79,7 +79,7 @@ browser-deps: node_modules/.installed
 
 # node_modules: the local stack serves the API reference with Redoc from there (/docs).
 dev: setup node_modules/.installed
-	phoneid dev
+	phoneid dev $(if $(DATA),--data $(DATA))
 
 # The gate, phase by phase, each timed ("phase NAME: N s") and all of them summed up at the end
 # (tools/gate.py). Phases joined by + run at once: the checks that use one CPU beside sam build and

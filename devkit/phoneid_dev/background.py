@@ -16,6 +16,9 @@ from phoneid_dev.devstack import DevStack
 from phoneid_dev.outbox import Outbox, printed_line
 from phoneid_dev.workflows.watching import ExecutionLog
 
+# How often a stack with a data directory saves what changed (phoneid dev --data): what a crash loses.
+SAVE_SECONDS = 10.0
+
 
 async def watch_outbox(outbox: Outbox) -> None:
     """Print every message once; reading /_local/outbox meanwhile takes none away."""
@@ -62,6 +65,8 @@ class BackgroundTasks:
             # The rotation's hourly schedule, run every minute here: the local clock may jump days.
             asyncio.create_task(every(60.0, dev.rotate_token_keys, "TOKEN KEYS rotation failed")),
         ]
+        if dev.data is not None:  # phoneid dev --data: a crash (kill -9) loses at most this long's changes
+            tasks.append(asyncio.create_task(every(SAVE_SECONDS, dev.save_data, "DATA save failed")))
         yield
         for task in tasks:
             task.cancel()

@@ -39,13 +39,17 @@ MAX_FLOWS_PER_VISITOR = 10
 class DemoIntegrator:
     def __init__(self, dev: DevStack) -> None:
         self._dev = dev
-        created = dev.create_client(
-            name="demo",
-            flags=["auto-enrollment", "phone-number-change", "key-persistence"],
-            with_public_key=True,
+        # Made once per data directory (phoneid dev --data), else once per start.
+        created = dev.own_clients.get(
+            "demo",
+            lambda: dev.create_client(
+                name="demo",
+                flags=["auto-enrollment", "phone-number-change", "key-persistence"],
+                with_public_key=True,
+            ),
         )
-        self.public_api_key = created.pop("public_api_key")
-        self._credentials = created
+        self.public_api_key = created["public_api_key"]
+        self._credentials = {name: created[name] for name in ("client_id", "client_secret")}
         # demo visitor -> correlationId -> flow: two tabs of one browser share the visitor cookie
         self._flows: dict[str, dict[str, dict[str, Any]]] = {}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import uuid
 from typing import Any
 
@@ -19,15 +20,19 @@ from phoneid_dev import workflows
 from phoneid_dev.access.recording.hooks import worker_environment
 from phoneid_dev.clock import OffsetClock
 from phoneid_dev.console import log
-from phoneid_dev.emulation.server import MotoServer
+from phoneid_dev.emulation.server import FAKE_CREDENTIALS, MotoServer
 from phoneid_dev.events import function_context
 from phoneid_dev.gateway import AuthorizerAnswers, LocalGateway
 from phoneid_dev.operator import FakeOperator
 from phoneid_dev.outbox import Outbox
 from phoneid_dev.processes import FunctionProcesses, function_specs
 from phoneid_dev.sftp.server import DEFAULT_PORT, LocalSftpServer, s3_client
+from phoneid_dev.snapshot import state
+from phoneid_dev.snapshot.directory import DataDirectory, DataRefused, StackKind
+from phoneid_dev.snapshot.own_clients import OwnClients
 from phoneid_dev.stack import LocalStack
 from phoneid_dev.statefile import default_state_file
+from phoneid_dev.template import template
 from phoneid_dev.triggers import Polled, pollers, scheduled_functions, scheduler_event
 
 
@@ -43,7 +48,15 @@ class DevStack:
         *,
         local_url: str | None = None,
         connect_transport: str | None = None,
+        data: DataDirectory | None = None,
     ) -> None:
+        # With a data directory (``phoneid dev --data``), what it kept is read, and refused, first.
+        self.data = data
+        self.kind = StackKind(
+            tier, region, os.environ.get("AWS_DEFAULT_REGION") or FAKE_CREDENTIALS["AWS_DEFAULT_REGION"]
+        )
+        snapshot = self._kept_snapshot()
+        self._saving = threading.Lock()
         self.moto = MotoServer(moto_port).start()
         ws_base = base_url.replace("http", "ws", 1)
         parameters = {"Tier": tier, "Region": region, "LogLevel": "WARNING"}
@@ -60,12 +73,21 @@ class DevStack:
                 "WEBSOCKET_URL": f"{ws_base}/_ws",
                 "WEBSOCKET_MANAGEMENT_URL": f"{base_url}/_ws-management",
             },
+            kept_keys=snapshot["kmsKeys"] if snapshot else {},
         ).provision()
+        if snapshot:
+            state.put_back(self.stack, snapshot)
         os.environ.update(self.stack.environment())
         os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
         bootstrap.reset()
         self.clock = OffsetClock()
+        if snapshot:
+            self.clock.catch_up(snapshot["clockOffsetSeconds"])
+        # The clients the stack makes for itself (the banner's, the demo's): kept in the data directory.
+        self.own_clients = OwnClients(
+            snapshot["ownClients"] if snapshot else None, str(data.path) if data else ""
+        )
         bootstrap.override(clock=self.clock)
         self.stack.processes = self._function_processes()
         self.tier, self.region, self.base_url = tier, region, base_url
@@ -84,6 +106,43 @@ class DevStack:
         self.connect_transport = container().settings.connect_transport
         self.sftp: LocalSftpServer | None = (
             self._start_sftp() if self.connect_transport is ConnectTransport.SFTP else None
+        )
+
+    def _kept_snapshot(self) -> dict[str, Any] | None:
+        if self.data is None:
+            return None
+        snapshot = self.data.load(self.kind)
+        if snapshot is not None:
+            try:
+                state.check_fits(template(), snapshot)
+            except ValueError as error:
+                raise DataRefused(f"--data {self.data.path}: {error}; use another directory") from None
+        return snapshot
+
+    def save_data(self) -> bool:
+        """This stack's state into its data directory, if it has one (one save at a time); False
+        when there is none, or nothing changed since the last save."""
+        if self.data is None:
+            return False
+        with self._saving:
+            return self.data.save(
+                self.kind, state.taken(self.stack, self.clock.offset_seconds, self.own_clients.kept)
+            )
+
+    def banner_client(self, client_id: str | None = None, client_secret: str | None = None) -> dict[str, str]:
+        """The client the banner prints: the one seeded with ``client_id`` and ``client_secret``,
+        else the one the data directory kept, else a new one (``phoneid_dev.snapshot.own_clients``)."""
+        seeded = (
+            {"client_id": client_id, "client_secret": client_secret} if client_id and client_secret else None
+        )
+        return self.own_clients.get(
+            "banner",
+            lambda: (
+                self.create_client(client_id=client_id, client_secret=client_secret)
+                if seeded
+                else self.create_client(name="dev")
+            ),
+            seeded,
         )
 
     def _function_processes(self) -> FunctionProcesses | None:

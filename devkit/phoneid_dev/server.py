@@ -27,8 +27,10 @@ from typing import Any
 from phoneid.domain.connect import ConnectTransport
 from phoneid_dev.access.recording.hooks import install_from_environment
 from phoneid_dev.app import build_app
+from phoneid_dev.background import SAVE_SECONDS
 from phoneid_dev.console import log
 from phoneid_dev.devstack import DevStack
+from phoneid_dev.snapshot.directory import DataDirectory
 from phoneid_dev.statefile import (
     default_state_file,
     remove_if_ours,
@@ -59,10 +61,13 @@ def serve(
     region: str,
     base_url: str | None = None,
     connect_transport: str | None = None,
+    data: Path | None = None,
 ) -> None:
     """Run the local stack until Ctrl-C or SIGTERM. ``base_url`` is what links in SMS and the
     WebSocket URL carry (default: the address it listens on); the state file says how to reach the
-    stack while it runs, and goes when it stops."""
+    stack while it runs, and goes when it stops. With ``data``, the stack starts from what that
+    directory kept and keeps its state there (``phoneid_dev.snapshot``); without, it starts empty
+    and nothing is read or written."""
     # uvicorn only when a stack is served: the CLI imports this module to read the state file.
     import uvicorn
 
@@ -91,15 +96,24 @@ def serve(
     nearby = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)  # noqa: S104
     local_url = f"http://[{nearby}]:{port}" if ":" in nearby else f"http://{nearby}:{port}"
     base_url = base_url or local_url
-    dev = DevStack(tier, region, base_url, local_url=local_url, connect_transport=connect_transport)
+    try:
+        dev = DevStack(
+            tier,
+            region,
+            base_url,
+            local_url=local_url,
+            connect_transport=connect_transport,
+            data=DataDirectory(data) if data is not None else None,
+        )
+    except BaseException:
+        listener.close()
+        raise
     announced = False
     try:
-        seeded_id = os.environ.get("PHONEID_CLIENT_ID")
-        seeded_secret = os.environ.get("PHONEID_CLIENT_SECRET")
-        if seeded_id and seeded_secret:
-            client = dev.create_client(client_id=seeded_id, client_secret=seeded_secret)
-        else:
-            client = dev.create_client(name="dev")
+        client = dev.banner_client(
+            os.environ.get("PHONEID_CLIENT_ID"), os.environ.get("PHONEID_CLIENT_SECRET")
+        )
+        dev.save_data()  # the banner's client kept from the start (and the directory proven writable)
         write_whole(SAM_ENV_VARS, dev.stack.sam_env_vars(dev.moto.endpoint_url))
         write_whole(STATE_FILE, dev.facts())
         log(_banner(dev, client, port, time.perf_counter() - started))
@@ -111,10 +125,24 @@ def serve(
     finally:
         # First, as it is quick; and only this stack's file (a stack started since wrote its own).
         remove_if_ours(STATE_FILE)
+        if announced and dev.data is not None:  # a stack that never started has nothing new to keep
+            _save_at_stop(dev, dev.data.path)
         dev.stop()
         listener.close()
         if announced:  # a stack that never started says only why (the CLI prints it)
             log("PhoneID local stack stopped.")
+
+
+def _save_at_stop(dev: DevStack, directory: Path) -> None:
+    """The last save, said; one that fails is said too, and the stack still stops (the snapshot
+    written before it stays whole: ``phoneid_dev.snapshot.directory``)."""
+    shown = _shown_path(directory)
+    try:
+        dev.save_data()
+    except Exception as error:
+        log(f"State NOT saved to {shown} ({type(error).__name__}: {error}): it holds the last save before")
+        return
+    log(f"State kept in {shown} (phoneid dev --data {shown} starts from it).")
 
 
 def _stop_like_ctrl_c(signum: int, frame: Any) -> None:
@@ -137,12 +165,23 @@ def _banner(dev: DevStack, client: dict[str, str], port: int, seconds: float) ->
         f"  AWS (moto)     AWS_ENDPOINT_URL={dev.moto.endpoint_url}\n"
         f"  sam local      sam local start-api --env-vars {_shown_path(SAM_ENV_VARS)} "
         f"--docker-network host --region {dev.stack.aws_region} --port {port + 1}   (Docker; README)\n"
+        f"{_data_line(dev)}"
         f"  client_id      {client['client_id']}\n"
         f"  client_secret  {client['client_secret']}\n"
         f"  more clients   POST {base_url}/_local/clients   or   phoneid clients create --local\n"
         "For the README's curl examples and docs/http/phoneid.http, paste into another shell:\n"
         f"{exports(dev.local_url, client)}\n"
         f"Press Ctrl-C to stop."
+    )
+
+
+def _data_line(dev: DevStack) -> str:
+    """The banner's line for ``--data``: where the state is kept (none without it)."""
+    if dev.data is None:
+        return ""
+    return (
+        f"  data           {_shown_path(dev.data.path)}   (clients, identities, Connect and webhooks kept "
+        f"there: every {SAVE_SECONDS:.0f} s and at Ctrl-C)\n"
     )
 
 

@@ -21,6 +21,7 @@ import boto3
 from phoneid import bootstrap
 from phoneid.config import LOCAL_STACK_VARIABLE
 from phoneid_dev.access.recording.attribution import invoked
+from phoneid_dev.snapshot import keys
 from phoneid_dev.template import Function, Template, template
 from phoneid_dev.workflows import provisioning
 
@@ -72,6 +73,9 @@ class LocalStack:
     # earlier invocation) cached in it (data keys, signing keys, the operator's credentials). Off, the
     # functions share one container, as the local stack's throughput wants. One thread at a time.
     cold_starts: bool = False
+    # KMS keys an earlier run kept (``phoneid dev --data``): each logical id's key provisioned with the
+    # kept id, ARN and material, so what that run sealed opens (``phoneid_dev.snapshot.keys``).
+    kept_keys: Mapping[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def aws_region(self) -> str:
@@ -121,8 +125,11 @@ class LocalStack:
                 KeySpec=props.get("KeySpec", "SYMMETRIC_DEFAULT"),
                 KeyUsage=props.get("KeyUsage", "ENCRYPT_DECRYPT"),
             )["KeyMetadata"]
-            self.physical_ids[logical_id] = metadata["KeyId"]
-            self.attributes[(logical_id, "Arn")] = metadata["Arn"]
+            key_id, arn = metadata["KeyId"], metadata["Arn"]
+            if logical_id in self.kept_keys:
+                key_id, arn = keys.adopt(self, key_id, self.kept_keys[logical_id])
+            self.physical_ids[logical_id] = key_id
+            self.attributes[(logical_id, "Arn")] = arn
         self._provision_functions()
         self._provision_buckets()
         self._provision_mail()

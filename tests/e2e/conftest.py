@@ -75,7 +75,8 @@ class DevServer:
         return self.process.returncode, self.output()
 
 
-def start_dev_server(tmp: Path, **env: str) -> DevServer:
+def start_dev_server(tmp: Path, *options: str, **env: str) -> DevServer:
+    """``phoneid dev`` with ``options`` and ``env``, its state file and output in ``tmp``."""
     port = free_port()
     state_file = tmp / "dev.json"
     environment = {
@@ -87,7 +88,7 @@ def start_dev_server(tmp: Path, **env: str) -> DevServer:
     log = tmp / "dev.log"
     with log.open("w") as sink:
         process = subprocess.Popen(  # noqa: S603 - our own CLI
-            [str(BIN / "phoneid"), "dev", "--port", str(port)],
+            [str(BIN / "phoneid"), "dev", "--port", str(port), *options],
             env=environment,
             stdout=sink,
             stderr=subprocess.STDOUT,

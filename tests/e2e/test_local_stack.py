@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 from pathlib import Path
 
@@ -109,9 +110,12 @@ def test_cli_reaches_the_running_stack(dev_server: DevServer, http: httpx.Client
     assert credentials["client_secret"] not in listed.stdout
 
 
-def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
-    # Given a stack started without seeded credentials
-    server = start_dev_server(tmp_path)
+def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c_and_starts_again_from_its_data(
+    tmp_path: Path,
+) -> None:
+    # Given a stack started without seeded credentials, keeping its state in a data directory
+    data = tmp_path / "data"
+    server = start_dev_server(tmp_path, "--data", str(data))
     assert server.state_file.exists()
 
     # When the user pastes the banner's export line into a shell, then presses Ctrl-C
@@ -126,6 +130,18 @@ def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c(tmp_path: Path) ->
     base_url, client_id, client_secret = shell.stdout.splitlines()
     with httpx.Client(base_url=base_url, timeout=30) as http:
         token = _token(http, client_id, client_secret)
+        # And makes a client, enrolls an identity, onboards a Connect client and registers a webhook
+        enrolled = http.post(
+            "/v3/identity", headers={"Authorization": f"Bearer {token}"}, json={"phoneNumber": "+12025550140"}
+        )
+    assert enrolled.status_code == 200, enrolled.text
+    service_id = enrolled.json()["serviceId"]
+    connect_client, connect_name, _ = server.onboard_connect_client(
+        "kept", {"name": "kept"}, "--type", "verifiedUser"
+    )
+    webhook = "http://127.0.0.1:9/phoneid-events"
+    registered = server.cli("clients", "update", connect_client, "--webhook", webhook, "--local")
+    assert registered.returncode == 0, registered.stderr
     code, output = server.stop()
 
     # Then the line had set the README's variables: the stack's URL and a working client's credentials
@@ -133,10 +149,35 @@ def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c(tmp_path: Path) ->
     assert token
     assert f"client_id      {client_id}" in output
     assert f"client_secret  {client_secret}" in output
-    # And it exits 0 and removes its state file
+    # And it exits 0 and removes its state file, keeping its data readable by the user alone
     assert code == 0
     assert "stopped" in output
     assert not server.state_file.exists()
+    assert f"State kept in {data}" in output
+    assert stat.S_IMODE((data / "stack.json").stat().st_mode) == 0o600
+
+    # When it starts again with the same data directory
+    (tmp_path / "again").mkdir()
+    again = start_dev_server(tmp_path / "again", "--data", str(data))
+    try:
+        with httpx.Client(base_url=again.base_url, timeout=30) as http:
+            headers = {"Authorization": f"Bearer {_token(http, client_id, client_secret)}"}
+            identity = http.get(f"/v3/identity/{service_id}", headers=headers)
+        listed = again.cli("clients", "list", "--local", "--json")
+        shown = again.cli("connect", "show", connect_client, "--local", "--json")
+    finally:
+        again.stop()
+
+    # Then the banner's client is the same, its credentials still good; the identity, the Connect
+    # client and its webhook are all there
+    assert f"client_id      {client_id}\n  client_secret  {client_secret}" in again.output()
+    assert identity.status_code == 200, identity.text
+    assert identity.json()["phoneNumber"] == "+12025550140"
+    clients = {each["client_id"]: each for each in json.loads(listed.stdout)}
+    assert {client_id, connect_client} <= clients.keys()
+    assert sorted(each["name"] for each in clients.values()) == ["demo", "dev", "kept"]  # none made again
+    assert clients[connect_client]["webhook"] == webhook, clients
+    assert json.loads(shown.stdout)["client_name"] == connect_name, shown.stdout
 
 
 def test_the_http_collection_runs_against_the_stack(dev_server: DevServer, http: httpx.Client) -> None:

@@ -60,5 +60,12 @@ def test_dev_help_names_the_environment_it_reads(capsys: pytest.CaptureFixture[s
         main(["dev", "-h"])
 
     shown = capsys.readouterr().out
-    for variable in ("PORT", "PHONEID_TIER", "PHONEID_REGION", "PHONEID_CLIENT_ID", "PHONEID_DEVICE_MSISDN"):
+    for variable in (
+        "PORT",
+        "PHONEID_TIER",
+        "PHONEID_REGION",
+        "PHONEID_DATA",
+        "PHONEID_CLIENT_ID",
+        "PHONEID_DEVICE_MSISDN",
+    ):
         assert variable in shown.split("environment:")[1], variable

@@ -21,6 +21,7 @@ from phoneid_dev.admission import Admission
 from phoneid_dev.gateway import HttpResponse, LocalGateway
 from phoneid_dev.gateway_route import GatewayRoute
 from phoneid_dev.server import build_app
+from phoneid_dev.snapshot.own_clients import OwnClients
 from phoneid_dev.template import template
 
 BASE = "http://127.0.0.1:3000"
@@ -51,6 +52,7 @@ def app_with(gateway: HeldGateway, **limits: Any) -> Any:
         gateway=gateway,
         stack=SimpleNamespace(template=template()),
         create_client=lambda **_: {"client_id": "demo", "client_secret": "s", "public_api_key": "k"},
+        own_clients=OwnClients(),
         base_url=BASE,
         tier="sandbox",
         region="US",

@@ -7,6 +7,7 @@ import os
 import socket
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -20,8 +21,8 @@ EVERY_INTERFACE = ("0.0.0.0", "::", "")  # noqa: S104 - naming the wildcard, not
 # What `phoneid dev -h` says of the environment it reads (README, "The local stack", has them all).
 DEV_ENVIRONMENT = """environment:
   PORT                        the API's port (--port wins)
-  PHONEID_TIER, PHONEID_REGION, PHONEID_CONNECT_TRANSPORT
-                              --tier, --region and --connect-transport when not given
+  PHONEID_TIER, PHONEID_REGION, PHONEID_CONNECT_TRANSPORT, PHONEID_DATA
+                              --tier, --region, --connect-transport and --data when not given
   PHONEID_CLIENT_ID, PHONEID_CLIENT_SECRET
                               seed a client with exactly these credentials (secret: 32+ characters)
   PHONEID_DEVICE_MSISDN       production tier: the number the fake operator sees for Mobile Auth
@@ -76,12 +77,22 @@ def register(commands: Any) -> None:
         help="how Connect clients send files, as the template's ConnectTransport (default: the "
         "template's, s3; PHONEID_CONNECT_TRANSPORT sets it too)",
     )
+    dev.add_argument(
+        "--data",
+        type=Path,
+        metavar="DIR",
+        default=os.environ.get("PHONEID_DATA") or None,
+        help="keep the stack's state in DIR/stack.json (0600: it holds secrets): clients, identities, "
+        "Connect onboarding, webhooks and the banner's client are there again at the next start with the "
+        "same DIR; saved every 10 s and at Ctrl-C (default: PHONEID_DATA, else none: every start is empty)",
+    )
     dev.set_defaults(run=run_dev)
 
 
 def run_dev(args: argparse.Namespace, context: Context) -> int:
     from phoneid.services.clients import InvalidClientSpec
     from phoneid_dev.server import serve
+    from phoneid_dev.snapshot.directory import DataRefused
 
     base_url = public_base_url(args.host, args.port, args.public_url)
     if args.host in EVERY_INTERFACE:
@@ -102,7 +113,10 @@ def run_dev(args: argparse.Namespace, context: Context) -> int:
             region=args.region,
             base_url=base_url,
             connect_transport=args.connect_transport,
+            data=args.data,
         )
+    except DataRefused as error:
+        raise CommandError(str(error)) from None
     except InvalidClientSpec as error:  # only the seeded client can be refused
         raise CommandError(
             f"PHONEID_CLIENT_SECRET: {error}: set a longer one, or unset PHONEID_CLIENT_ID and "
