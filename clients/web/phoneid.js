@@ -277,8 +277,11 @@ function waitForSelection(url, api) {
       try {
         const session = await api.session();
         if (session.status !== "pending") resolve(session.status);
-      } catch {
-        // a passing network error: the next check will tell
+      } catch (error) {
+        // The server refused the flow's token (expired or revoked): no later check can pass, and
+        // asking every few seconds until the 3 minutes end would only be refused again. A network
+        // error, a throttled check or a server error passes: the next check will tell.
+        if (error.status >= 400 && error.status < 500 && error.status !== 429) resolve("refused");
       }
     };
     const poll = () => {

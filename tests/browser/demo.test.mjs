@@ -256,6 +256,41 @@ describe("the SDK on its own", () => {
     assert.equal(calls[0], "mobile-auth", `no session call before the first step: ${calls}`);
     assert.deepEqual(calls.slice(-2), ["mobile-auth", "session"]);
   });
+
+  // The bound is under the SDK's 3 minutes of waiting for a link, after which it would end the same way.
+  const refusalBound = { timeout: 100_000 };
+  test("waiting for a link without a WebSocket stops when the server refuses the flow's token", refusalBound, async () => {
+    const before = (await stack.outbox(FALLBACK_USER)).length;
+    const page = await demoPage(stack, { mobile: false });
+    // Given a desktop flow waiting for its texted link, asking the session (no WebSocket here)
+    const run = page.evaluate(async (phoneNumber) => {
+      globalThis.WebSocket = undefined;
+      const { AuthenticatorBuilder } = await import("/sdk/phoneid.js");
+      const started = await fetch("/demo/api/start", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ api: "staged", flowType: "desktop", phoneNumber }),
+      });
+      const { authToken } = await started.json();
+      const authenticator = new AuthenticatorBuilder()
+        .withInstantLinkFallback(async () => ({ phoneNumber }))
+        .withAuthFinishStep(async (result) => result)
+        .build();
+      try {
+        return { finished: await authenticator.authenticate(authToken) };
+      } catch (error) {
+        return { code: error.code, status: error.status };
+      }
+    }, FALLBACK_USER);
+    await waitForMessages(stack, FALLBACK_USER, before + 1);
+
+    // When the flow's token has expired (an hour later on the stack's clock)
+    await stack.advanceClock(3600);
+
+    // Then the next check is refused and the SDK stops with the API's answer, instead of asking
+    // again every few seconds until its 3 minutes are up
+    assert.deepEqual(await run, { code: 8002, status: 401 });
+  });
 });
 
 describe("desktop (Instant Link)", () => {
@@ -434,10 +469,11 @@ describe("the console", () => {
       method: "POST",
       body: new URLSearchParams({ grant_type: "client_credentials", ...credentials }),
     });
+    // (a row of that client: other pages of this file may still be asking the stack meanwhile)
     await page.waitForFunction(
       ([count, client]) =>
         document.querySelectorAll("#requests tbody tr").length > count &&
-        document.querySelector("#requests tbody tr td.client").textContent === client,
+        [...document.querySelectorAll("#requests tbody tr td.client")].some((cell) => cell.textContent === client),
       [before, credentials.client_id],
     );
 
