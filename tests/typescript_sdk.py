@@ -27,9 +27,11 @@ def build(tmp: Path, *projects: str) -> Path:
     copy = tmp / "typescript"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("dist", "node_modules"))
     (copy / "node_modules").symlink_to(ROOT / "node_modules")  # @types/node, as an install has it
-    for config in ("tsconfig.json", *(f"{project}/tsconfig.json" for project in projects)):
-        compiled = run([str(NODE_BIN / "tsc"), "-p", config], copy)
-        assert compiled.returncode == 0, f"tsc -p {config}:\n{compiled.stdout}{compiled.stderr}"
+    # One tsc in build mode for all of them: the projects in order, the standard library and
+    # @types/node read once (three `tsc -p` read them three times).
+    configs = ["tsconfig.json", *(f"{project}/tsconfig.json" for project in projects)]
+    compiled = run([str(NODE_BIN / "tsc"), "--build", *configs], copy)
+    assert compiled.returncode == 0, f"tsc --build {' '.join(configs)}:\n{compiled.stdout}{compiled.stderr}"
     return copy
 
 

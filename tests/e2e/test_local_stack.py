@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import stat
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -163,8 +164,10 @@ def test_stack_prints_credentials_and_stops_cleanly_on_ctrl_c_and_starts_again_f
         with httpx.Client(base_url=again.base_url, timeout=30) as http:
             headers = {"Authorization": f"Bearer {_token(http, client_id, client_secret)}"}
             identity = http.get(f"/v3/identity/{service_id}", headers=headers)
-        listed = again.cli("clients", "list", "--local", "--json")
-        shown = again.cli("connect", "show", connect_client, "--local", "--json")
+        with ThreadPoolExecutor(2) as both:  # two CLI processes, each mostly its imports
+            listing = both.submit(again.cli, "clients", "list", "--local", "--json")
+            shown = both.submit(again.cli, "connect", "show", connect_client, "--local", "--json").result()
+            listed = listing.result()
     finally:
         again.stop()
 
