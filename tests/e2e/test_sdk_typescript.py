@@ -1,16 +1,18 @@
 """The TypeScript server SDK (clients/typescript) and Prove's published SDK, against `phoneid dev`:
-the SDK's unit tests, its examples compiled with tsc (strict) and run with node as an integrator
-runs them, and @prove-identity/prove-api, unmodified, pointed at the stack
-(docs/adr/0107-the-typescript-server-sdk.md)."""
+a method of the built SDK for every server operation, the SDK's unit tests, its examples compiled
+with tsc (strict) and run with node as an integrator runs them, and @prove-identity/prove-api,
+unmodified, pointed at the stack (docs/adr/0107-the-typescript-server-sdk.md)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import httpx
 import pytest
 
+from phoneid_dev.openapi import openapi_path
 from tests.e2e.conftest import DevServer
 from tests.typescript_sdk import ROOT, build, run
 
@@ -33,6 +35,33 @@ def client_env(dev_server: DevServer) -> dict[str, str]:
         "PHONEID_CLIENT_ID": created.json()["client_id"],
         "PHONEID_CLIENT_SECRET": created.json()["client_secret"],
     }
+
+
+def test_every_server_operation_of_the_document_has_a_method(package: Path) -> None:
+    # Given the server operations of the document: /token and /v3, which an integrator's backend calls
+    document = json.loads(openapi_path().read_text())
+    operations = {
+        (method.upper(), path)
+        for path, item in document["paths"].items()
+        if path == "/token" or path.startswith("/v3/")
+        for method in item
+    }
+
+    # When the built SDK is asked for its routes and its client's methods
+    script = (
+        "const sdk = await import(process.argv[1]);"
+        "console.log(JSON.stringify({routes: sdk.ROUTES, token: sdk.TOKEN_ROUTE,"
+        " methods: Object.getOwnPropertyNames(sdk.PhoneIdClient.prototype)}));"
+    )
+    listed = run(["node", "--input-type=module", "-e", script, str(package / "dist" / "index.js")], ROOT)
+    assert listed.returncode == 0, listed.stderr
+    sdk = json.loads(listed.stdout)
+
+    # Then each operation is the route of a method of PhoneIdClient (the token its own), and no more
+    routes = {name: (route["method"], route["path"]) for name, route in sdk["routes"].items()}
+    assert set(routes.values()) | {(sdk["token"]["method"], sdk["token"]["path"])} == operations
+    assert len(set(routes.values())) == len(routes)
+    assert set(routes) <= set(sdk["methods"])
 
 
 def test_the_sdk_unit_tests_pass(package: Path) -> None:
