@@ -97,11 +97,12 @@ lint:
 typecheck:
 	mypy layers/core/phoneid devkit/phoneid_dev devkit/phoneid_cli clients/python/src/phoneid_client
 
-# The Python server SDK's types, generated again from docs/openapi.json (clients/python/README.md);
-# tests/contract/test_python_sdk_models.py fails when the committed ones differ.
-# Both server SDKs' types, regenerated from docs/openapi.json (the gate's drift checks compare them).
+# Both server SDKs' types, regenerated from docs/openapi.json after the API changed (the gate's
+# drift checks fail until they are).
 sdk-types: sdk-models typescript-sdk-types
 
+# The Python server SDK's types (clients/python/README.md); tests/contract/test_python_sdk.py fails
+# when the committed ones differ.
 sdk-models: setup
 	python clients/python/tools/generate_models.py
 
