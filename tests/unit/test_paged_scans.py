@@ -37,17 +37,17 @@ def dynamodb() -> Iterator[Any]:
             ],
             BillingMode="PAY_PER_REQUEST",
         )
+        flat, ranged = [], []
         for index in range(240):
             kind = "identity" if index % 3 else "place"
             status = "active" if index % 5 else "inactive"
-            client.put_item(
-                TableName="flat",
-                Item={"pk": {"S": f"c#{index:05d}"}, "kind": {"S": kind}, "status": {"S": status}},
-            )
-            client.put_item(
-                TableName="ranged",
-                Item={"pk": {"S": f"h{index % 40}"}, "n": {"N": str(index)}, "kind": {"S": kind}},
-            )
+            flat.append({"pk": {"S": f"c#{index:05d}"}, "kind": {"S": kind}, "status": {"S": status}})
+            ranged.append({"pk": {"S": f"h{index % 40}"}, "n": {"N": str(index)}, "kind": {"S": kind}})
+        # In writes of 25 (BatchWriteItem's most): one call per item made this setup most of each test.
+        for table, items in (("flat", flat), ("ranged", ranged)):
+            for start in range(0, len(items), 25):
+                puts = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
+                assert not client.batch_write_item(RequestItems={table: puts})["UnprocessedItems"]
         yield client
 
 
