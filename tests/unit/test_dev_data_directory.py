@@ -85,6 +85,17 @@ def test_a_file_that_is_not_a_snapshot_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "stack", [None, "sandbox", {"tier": "sandbox"}, {"tier": "sandbox", "colour": "red"}]
+)
+def test_a_snapshot_that_does_not_name_its_stack_is_refused(tmp_path: Path, stack: object) -> None:
+    kept = {"formatVersion": FORMAT_VERSION} | ({"stack": stack} if stack is not None else {})
+    (tmp_path / "stack.json").write_text(json.dumps(kept))
+
+    with pytest.raises(DataRefused, match="does not say which stack it belongs to; move it away"):
+        DataDirectory(tmp_path).load(SANDBOX_US)
+
+
+@pytest.mark.parametrize(
     "other", [StackKind("production", "US", "us-east-1"), StackKind("sandbox", "EU", "us-east-1")]
 )
 def test_a_directory_of_another_tier_or_region_is_refused(tmp_path: Path, other: StackKind) -> None:

@@ -62,7 +62,13 @@ class DataDirectory:
                 f"--data {self.path}: {FILE_NAME} has format version {version!r}, this phoneid dev reads "
                 f"version {FORMAT_VERSION}: start the version that wrote it, or use another directory"
             )
-        kept = StackKind(**snapshot["stack"])
+        try:
+            kept = StackKind(**snapshot["stack"])
+        except (KeyError, TypeError):  # edited by hand, or cut short: not a snapshot this stack wrote
+            raise DataRefused(
+                f"--data {self.path}: {FILE_NAME} does not say which stack it belongs to; move it away "
+                "to start afresh"
+            ) from None
         if kept != kind:
             raise DataRefused(
                 f"--data {self.path} holds {kept.describe()}, not {kind.describe()}: start with "
