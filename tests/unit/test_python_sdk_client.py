@@ -13,7 +13,7 @@ import pytest
 from phoneid_client import (
     AuthenticationError,
     BadRequestError,
-    ConflictError,
+    IdempotencyError,
     NotFoundError,
     PermissionDeniedError,
     PhoneIdClient,
@@ -187,7 +187,7 @@ def test_credentials_the_api_refuses_raise_authentication_error(clock: FakeClock
         (domain.Unauthorized(), AuthenticationError, 401, 8002),
         (domain.SandboxAccessDenied(), PermissionDeniedError, 403, 8009),
         (domain.IdentityNotFound(), NotFoundError, 404, 8011),
-        (domain.IdempotencyKeyReused(), ConflictError, 422, 8021),
+        (domain.IdempotencyKeyReused(), IdempotencyError, 422, 8021),
         (domain.RateLimitExceeded(), RateLimitError, 429, 8018),
         (domain.InternalError(), ServerError, 500, 8000),
     ],

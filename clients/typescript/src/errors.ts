@@ -30,8 +30,8 @@ export class PhoneIdError extends Error {
 }
 
 /** 400 (and 413): the request breaks a rule (8001), names no Sandbox user (8007), comes before its turn (8003) or too early (9100). Fix the request. */
-export class ValidationError extends PhoneIdError {
-  override readonly name = "ValidationError";
+export class BadRequestError extends PhoneIdError {
+  override readonly name = "BadRequestError";
 }
 
 /** 401 (8002): the client credentials, or the access token even after a fresh one, were refused. */
@@ -85,7 +85,7 @@ export async function errorOf(response: Response): Promise<PhoneIdError> {
   }
   const status = response.status;
   const fallback = `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ""}`;
-  if (status === 400 || status === 413) return new ValidationError(status, body, fallback);
+  if (status === 400 || status === 413) return new BadRequestError(status, body, fallback);
   if (status === 401) return new AuthenticationError(status, body, fallback);
   if (status === 403) return new PermissionDeniedError(status, body, fallback);
   if (status === 404) return new NotFoundError(status, body, fallback);

@@ -8,7 +8,7 @@ export {
   PhoneIdError,
   RateLimitError,
   ServerError,
-  ValidationError,
+  BadRequestError,
 } from "./errors.js";
 export { ROUTES, TOKEN_ROUTE } from "./routes.js";
 export type { Route } from "./routes.js";

@@ -11,7 +11,7 @@ import {
   RateLimitError,
   ROUTES,
   ServerError,
-  ValidationError,
+  BadRequestError,
 } from "@phoneid/server";
 
 import { FakeApi } from "./fake.js";
@@ -99,7 +99,7 @@ const ERRORS = [
   {
     status: 400,
     body: { code: 8001, message: "Invalid parameters: flowType: Input should be 'desktop' or 'mobile'", clientRequestId: "r-1" },
-    kind: ValidationError,
+    kind: BadRequestError,
   },
   { status: 403, body: { code: 8003, message: "Step validate called out of order", correlationId: "c-1", next: { "v3-challenge": "/v3/challenge" } }, kind: PermissionDeniedError },
   { status: 404, body: { code: 8011, message: "Identity not found" }, kind: NotFoundError },
@@ -135,7 +135,7 @@ test("an error carries the echoed ids, the next step and Retry-After", async () 
   assert.equal(replay.correlationId, "c-1");
   assert.deepEqual(replay.next, { "v3-challenge": "/v3/challenge" });
   const invalid = await phoneid.validate({ correlationId: "c-1" }).catch((error: unknown) => error);
-  assert.ok(invalid instanceof ValidationError);
+  assert.ok(invalid instanceof BadRequestError);
   assert.equal(invalid.clientRequestId, "r-1");
   const limited = await phoneid.validate({ correlationId: "c-1" }).catch((error: unknown) => error);
   assert.ok(limited instanceof RateLimitError);

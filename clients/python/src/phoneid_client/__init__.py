@@ -6,7 +6,7 @@ from phoneid_client.client import PhoneIdClient
 from phoneid_client.errors import (
     AuthenticationError,
     BadRequestError,
-    ConflictError,
+    IdempotencyError,
     NotFoundError,
     PermissionDeniedError,
     PhoneIdError,
@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AuthenticationError",
     "BadRequestError",
-    "ConflictError",
+    "IdempotencyError",
     "NotFoundError",
     "PermissionDeniedError",
     "PhoneIdClient",

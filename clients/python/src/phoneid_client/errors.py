@@ -60,7 +60,7 @@ class NotFoundError(PhoneIdError):
     """404 (8011): no identity or device key of this client has that id."""
 
 
-class ConflictError(PhoneIdError):
+class IdempotencyError(PhoneIdError):
     """409 (8020) or 422 (8021): the ``Idempotency-Key`` is in use by a request still running, or was
     used for another request (docs/api.md#retries-with-an-idempotency-key)."""
 
@@ -81,9 +81,9 @@ def _class_for(status: int) -> type[PhoneIdError]:
         401: AuthenticationError,
         403: PermissionDeniedError,
         404: NotFoundError,
-        409: ConflictError,
+        409: IdempotencyError,
         413: BadRequestError,
-        422: ConflictError,
+        422: IdempotencyError,
         429: RateLimitError,
     }.get(status, PhoneIdError)
 
