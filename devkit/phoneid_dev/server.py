@@ -156,7 +156,7 @@ def _banner(dev: DevStack, client: dict[str, str], port: int, seconds: float) ->
         f"PhoneID local stack ({dev.tier}, {dev.region}) ready in {seconds:.1f} s\n"
         f"  API            {base_url}   (token: POST {base_url}/token)\n"
         f"  demo           {base_url}/demo/   (web SDK at {base_url}/sdk/phoneid.js)\n"
-        f"  Console: {base_url}/console   (requests, flows, SMS, Connect batches and webhooks, live)\n"
+        f"  console        {base_url}/console   (requests, flows, SMS, Connect batches and webhooks, live)\n"
         f"  reference      {base_url}/docs   (OpenAPI: {base_url}/openapi.json; this list: {base_url}/)\n"
         f"  outbox         {base_url}/_local/outbox   (SMS and batch emails; also printed below)\n"
         f"  webhooks       POST {base_url}/_local/monitor   "

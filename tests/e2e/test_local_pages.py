@@ -93,7 +93,7 @@ def test_the_banner_names_the_console_which_serves_its_page_its_files_and_its_fe
     dev_server: DevServer, http: httpx.Client
 ) -> None:
     # Given the line the banner prints for the console
-    assert f"Console: {dev_server.base_url}/console" in dev_server.output()
+    assert f"  console        {dev_server.base_url}/console   (" in dev_server.output()
 
     # When a browser opens it
     page = http.get("/console")
