@@ -133,6 +133,11 @@ class _Worker:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def end(self) -> None:
+        """Kill the process, from any thread: the invocation waiting on it answers Runtime.ExitError."""
+        if self.process.poll() is None:
+            self.process.kill()
+
     def stop(self) -> None:
         self._stream.close()
         self._socket.close()
@@ -156,6 +161,7 @@ class FunctionProcesses:
         self._clock_offset = clock_offset
         self.limit = max(1, limit or os.cpu_count() or 1)
         self._idle: dict[str, list[_Worker]] = {name: [] for name in self._specs}
+        self._busy: set[_Worker] = set()
         self._count: dict[str, int] = dict.fromkeys(self._specs, 0)
         self._changed = threading.Condition()
         self._stopped = False
@@ -181,21 +187,29 @@ class FunctionProcesses:
                     raise RuntimeError("the local stack is stopping")
                 idle = self._idle[logical_id]
                 if idle:
-                    return idle.pop()
+                    worker = idle.pop()
+                    self._busy.add(worker)
+                    return worker
                 if self._count[logical_id] < self.limit:
                     self._count[logical_id] += 1
                     break
                 self._changed.wait()
         try:  # a process is started outside the lock: other functions' invocations go on meanwhile
-            return _Worker(self._specs[logical_id], self._environment)
+            worker = _Worker(self._specs[logical_id], self._environment)
         except BaseException:
             with self._changed:
                 self._count[logical_id] -= 1
                 self._changed.notify_all()
             raise
+        with self._changed:
+            self._busy.add(worker)
+            if self._stopped:  # stopped while it started: its invocation ends at once
+                worker.end()
+        return worker
 
     def _release(self, worker: _Worker) -> None:
         with self._changed:
+            self._busy.discard(worker)
             if worker.alive and not self._stopped:
                 self._idle[worker.spec.logical_id].append(worker)
             else:
@@ -209,15 +223,20 @@ class FunctionProcesses:
             return {name: [w.process.pid for w in idle] for name, idle in self._idle.items() if idle}
 
     def stop(self) -> None:
-        """Stop the idle workers; busy ones stop when their invocation returns."""
+        """Stop the idle workers, and end the busy ones' invocations (Runtime.ExitError): a stack
+        that stops waits for none, as a first invocation still importing would hold its exit for
+        seconds (the key rotation it runs at start)."""
         with self._changed:
             self._stopped = True
             idle = [worker for workers in self._idle.values() for worker in workers]
             for workers in self._idle.values():
                 workers.clear()
+            busy = list(self._busy)
             self._changed.notify_all()
         for worker in idle:
             worker.stop()
+        for worker in busy:
+            worker.end()
 
 
 # --- the worker's side -----------------------------------------------------------------------------

@@ -161,3 +161,30 @@ def test_a_stopped_pool_stops_its_processes_and_takes_no_more_invocations(
     assert not Path(f"/proc/{result['pid']}").exists()
     with pytest.raises(RuntimeError, match="stopping"):
         pool.invoke("echoFunction", {})
+
+
+def test_a_stopped_pool_ends_the_invocations_still_running(
+    environment: dict[str, str], tmp_path: Path
+) -> None:
+    # Given an invocation that does not return (a hang well within its timeout)
+    hangs = spec("says_then_hangs", timeout=120.0)
+    pool = FunctionProcesses({hangs.logical_id: hangs}, environment)
+    running = tmp_path / "running"
+    answers: list[tuple[object, object]] = []
+    invocation = threading.Thread(
+        target=lambda: answers.append(pool.invoke(hangs.logical_id, {"running": str(running)})), daemon=True
+    )
+    invocation.start()
+    while not running.exists():  # until the handler runs (a wait for the process, not a timing)
+        threading.Event().wait(0.05)
+
+    # When the pool stops (the local stack's Ctrl-C)
+    pool.stop()
+    invocation.join(timeout=30)  # a bound for a hang, not a speed check
+
+    # Then the invocation ended as Lambda ends a runtime that exits: a stopping stack waits for none
+    assert not invocation.is_alive()
+    [(result, error)] = answers
+    assert result is None
+    assert isinstance(error, dict)
+    assert error["errorType"] == "Runtime.ExitError"

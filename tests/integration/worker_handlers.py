@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 from phoneid import bootstrap
@@ -32,6 +33,12 @@ def exits(event: Any, context: Any) -> None:
 
 
 def hangs(event: Any, context: Any) -> None:
+    threading.Event().wait()
+
+
+def says_then_hangs(event: Any, context: Any) -> None:
+    """Hangs, having written that it runs to the file the event names."""
+    Path(event["running"]).write_text("running")
     threading.Event().wait()
 
 
