@@ -77,6 +77,13 @@ class LocalGateway:
         body = response.body.replace("$context.requestId", str(uuid.uuid4()))
         return HttpResponse(response.status or 500, dict(response.headers), body)
 
+    def resource(self, method: str, path: str) -> str:
+        """How a request is named in the stack's log: its route's path as the template has it, as
+        API Gateway's ``resourcePath`` (``/l/{token}``: a link's token is a credential, and a log
+        line must not carry it); a path no route takes, as it came."""
+        route = next((r for r in self._routes if r.matches(method, path)), None)
+        return route.path if route is not None else path
+
     def throttled(self) -> HttpResponse:
         """What API Gateway answers past its throttle: 429/8018 with Retry-After, as the template says."""
         return self._gateway_response("THROTTLED")

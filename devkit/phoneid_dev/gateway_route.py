@@ -36,13 +36,13 @@ class GatewayRoute:
         try:
             sent = await request.body()  # whole, first: is_disconnected would swallow a part of it
         except ClientDisconnect:
-            return _dropped(request, started)
+            return self._dropped(request, started)
         if not await self._admission.admitted():
             return await self._answered(request, sent, started, self._gateway.throttled())
         try:
             if await request.is_disconnected():
                 # Its client left while it waited for a place: nobody would read the answer.
-                return _dropped(request, started)
+                return self._dropped(request, started)
             response = await run_in_threadpool(
                 self._gateway.handle,
                 request.method,
@@ -67,7 +67,8 @@ class GatewayRoute:
             except ValueError:
                 code = ""
         elapsed = (time.perf_counter() - started) * 1000
-        log(f"{request.method} {request.url.path} -> {response.status}{code} ({elapsed:.0f} ms)")
+        named = self._gateway.resource(request.method, request.url.path)
+        log(f"{request.method} {named} -> {response.status}{code} ({elapsed:.0f} ms)")
         if self._feed is not None:
             try:
                 # In a thread: the feed asks the client store whether a client it has not seen is one.
@@ -82,11 +83,11 @@ class GatewayRoute:
                     elapsed,
                 )
             except Exception as error:  # the console never costs a request its answer
-                log(f"console feed skipped {request.method} {request.url.path}: {type(error).__name__}")
+                log(f"console feed skipped {request.method} {named}: {type(error).__name__}")
         return Response(response.body, status_code=response.status, headers=dict(response.headers))
 
-
-def _dropped(request: Request, started: float) -> Response:
-    elapsed = (time.perf_counter() - started) * 1000
-    log(f"{request.method} {request.url.path} dropped: the client left ({elapsed:.0f} ms)")
-    return Response(status_code=499)  # nginx's "client closed request"; nobody reads it
+    def _dropped(self, request: Request, started: float) -> Response:
+        elapsed = (time.perf_counter() - started) * 1000
+        named = self._gateway.resource(request.method, request.url.path)
+        log(f"{request.method} {named} dropped: the client left ({elapsed:.0f} ms)")
+        return Response(status_code=499)  # nginx's "client closed request"; nobody reads it

@@ -204,3 +204,20 @@ def test_a_console_that_fails_never_costs_a_request_its_answer() -> None:
     answer = run(scenario, app)
     assert answer.status_code == 403
     assert answer.json() == NO_ROUTE
+
+
+def test_a_link_is_logged_by_its_route_never_its_token(capsys: pytest.CaptureFixture[str]) -> None:
+    # Given a texted link's token (a credential: whoever opens the link proves possession)
+    token = "Zm9vYmFyYmF6cXV4LXRoZS1saW5rcy1vd24tdG9rZW4"
+    app = app_with(HeldGateway())
+
+    async def scenario(http: httpx.AsyncClient) -> tuple[httpx.Response, ...]:
+        return (await http.get(f"/l/{token}"),)
+
+    # When it is opened
+    (opened,) = run(scenario, app)
+
+    # Then the stack's log names the route, as API Gateway's resourcePath does, and not the token
+    logged = capsys.readouterr().err
+    assert f"GET /l/{{token}} -> {opened.status_code}" in logged
+    assert token not in logged
