@@ -85,7 +85,7 @@ dev: setup node_modules/.installed
 # (tools/gate.py). Phases joined by + run at once: the checks that use one CPU beside sam build and
 # the browser's install; then the suite beside the two that drive a local stack of their own, which
 # wait on their stacks and browser more than they compute (docs/performance.md, "The gate").
-GATE := setup lockcheck+lint+typecheck+checkov+template+browser-deps pytest+fuzz-gate+browser
+GATE := setup lockcheck+lint+typecheck+checkov+template+browser-deps pytest+fuzz-gate+browser+licences
 
 test:
 	@python3 tools/gate.py $(GATE_FLAGS) $(GATE)
@@ -155,3 +155,12 @@ typescript-sdk-types: node_modules/.installed
 
 clean:
 	rm -rf $(VENV) node_modules .aws-sam .pytest_cache .mypy_cache .ruff_cache .phoneid/bytecode
+
+.PHONY: licences
+
+# The licence of every package the gate installs (.venv, checkov's virtualenv, node_modules) and of
+# every distribution the layer ships, against tools/licences.toml (pip-licenses and
+# license-checker-rseidelsohn read them; docs/adr/0114-the-licences-dependencies-may-carry.md). In the
+# gate beside the suite: by then node_modules and checkov's virtualenv are installed and the layer built.
+licences: setup $(CHECKOV_STAMP) node_modules/.installed template
+	python -m tools.licences --layer $(LAYER_BUILD)
