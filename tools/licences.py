@@ -401,12 +401,6 @@ def _has_text(row: dict[str, str]) -> bool:
     return row.get("LicenseText", UNKNOWN) != UNKNOWN
 
 
-def layer_licence_texts(path: Path) -> dict[str, bool]:
-    """Each distribution of the layer: whether it ships a licence text (LICENSE, COPYING…)."""
-    ran = _run([sys.executable, "-c", _ONLY_THE_LAYER, str(path), *PIP_LICENSES])
-    return {canonical("python", row["Name"]): _has_text(row) for row in json.loads(ran)}
-
-
 def npm(root: Path, where: str = "node_modules") -> list[Package]:
     """Every package installed under ``root``'s node_modules, as license-checker-rseidelsohn reads it."""
     checker = ROOT / "node_modules" / ".bin" / "license-checker-rseidelsohn"
@@ -436,23 +430,22 @@ def _run(command: list[str]) -> str:
 def check(found: dict[str, tuple[str, list[Package]]], policy: Policy) -> list[str]:
     """Every refusal over the environments ``found`` (name: its scope and its packages)."""
     refusals = []
-    for _where, (scope, packages) in found.items():
+    for scope, packages in found.values():
         refusals += [v.refusal for v in (judge(p, scope, policy) for p in packages) if v.refusal]
     return refusals
 
 
-def layer_without_texts(path: Path) -> list[str]:
-    texts = layer_licence_texts(path)
+def layer_without_texts(path: Path, packages: Iterable[Package] | None = None) -> list[str]:
+    """What the layer at ``path`` ships without its licence text: each distribution's (LICENSE,
+    COPYING… in its dist-info, where pip installs them) and PhoneID's own (PHONEID-LICENSE)."""
     missing = [
-        f"{name} (in the layer): ships no licence text; layers/core/Makefile must keep its dist-info's "
-        "licence files"
-        for name, present in sorted(texts.items())
-        if not present
+        f"{package.name} {package.version} (in the layer): ships no licence text; layers/core/Makefile must "
+        "keep its dist-info's licence files"
+        for package in (layer(path) if packages is None else packages)
+        if package.licence_file is None
     ]
     if not (path / "PHONEID-LICENSE").is_file():
-        missing.append(
-            "the layer ships no PHONEID-LICENSE (PhoneID's LICENSE): layers/core/Makefile copies it"
-        )
+        missing.append("no PHONEID-LICENSE (PhoneID's LICENSE) in the layer: layers/core/Makefile copies it")
     return missing
 
 
@@ -470,7 +463,7 @@ def main(arguments: Sequence[str] | None = None) -> int:
         found["the layer"] = ("layer", layer(options.layer))
     refusals = check(found, policy)
     if options.layer is not None:
-        refusals += layer_without_texts(options.layer)
+        refusals += layer_without_texts(options.layer, found["the layer"][1])
     counted = ", ".join(f"{len(packages)} in {where}" for where, (_, packages) in found.items())
     if refusals:
         print(f"licences: {len(refusals)} refused, of {counted}:", file=sys.stderr)
