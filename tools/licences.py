@@ -445,7 +445,7 @@ def layer_without_texts(path: Path, packages: Iterable[Package] | None = None) -
         if package.licence_file is None
     ]
     if not (path / "PHONEID-LICENSE").is_file():
-        missing.append("no PHONEID-LICENSE (PhoneID's LICENSE) in the layer: layers/core/Makefile copies it")
+        missing.append("no PHONEID-LICENSE in the layer: layers/core/Makefile copies it; make template")
     return missing
 
 
