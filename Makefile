@@ -85,7 +85,7 @@ dev: setup node_modules/.installed
 # (tools/gate.py). Phases joined by + run at once: the checks that use one CPU beside sam build and
 # the browser's install; then the suite beside the two that drive a local stack of their own, which
 # wait on their stacks and browser more than they compute (docs/performance.md, "The gate").
-GATE := setup lockcheck+lint+typecheck+checkov+template+browser-deps pytest+fuzz-gate+browser
+GATE := setup lockcheck+lint+typecheck+checkov+template+browser-deps pytest+fuzz-gate+browser+licences
 
 test:
 	@python3 tools/gate.py $(GATE_FLAGS) $(GATE)
@@ -134,7 +134,7 @@ test: export PHONEID_LAYER_BUILD := $(CURDIR)/$(LAYER_BUILD)
 # whose answers must not queue behind the suite's computing; the suite only wants the CPU left over.
 pytest: node_modules/.installed template
 	rm -rf $(ACCESS_RECORDS)
-	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) nice -n 10 pytest -n 2 -q -m 'not fuzz' --durations=20
+	PHONEID_ACCESS_RECORDS=$(ACCESS_RECORDS) nice -n 10 pytest -n 2 -q -m 'not fuzz and not prove_compat' --durations=20
 	python -m phoneid_dev.access $(ACCESS_RECORDS) --unused
 
 # Schemathesis against `phoneid dev` (tests/fuzz): every operation, every check, a fixed seed. The
@@ -155,3 +155,25 @@ typescript-sdk-types: node_modules/.installed
 
 clean:
 	rm -rf $(VENV) node_modules .aws-sam .pytest_cache .mypy_cache .ruff_cache .phoneid/bytecode
+
+.PHONY: licences prove-compat
+
+# The licence of every package the gate installs (.venv, checkov's virtualenv, node_modules) and of
+# every distribution the layer ships, against tools/licences.toml (pip-licenses and
+# license-checker-rseidelsohn read them; docs/adr/0114-the-licences-dependencies-may-carry.md). In the
+# gate beside the suite: by then node_modules and checkov's virtualenv are installed and the layer built.
+licences: setup $(CHECKOV_STAMP) node_modules/.installed template
+	python -m tools.licences --layer $(LAYER_BUILD)
+
+# Prove's published TypeScript SDK against the local stack, unmodified (docs/adr/0107-the-typescript-server-sdk.md).
+# Opt-in, never in `make test`: its licence is CC BY-NC-ND 4.0 (non-commercial, no derivatives), so it
+# has its own package.json and lock in tests/prove-compat, installed only here
+# (docs/adr/0113-proves-sdk-leaves-the-default-gate.md).
+PROVE_COMPAT := tests/prove-compat
+
+$(PROVE_COMPAT)/node_modules/.installed: $(PROVE_COMPAT)/package.json $(PROVE_COMPAT)/package-lock.json
+	npm ci --prefix $(PROVE_COMPAT) --no-audit --no-fund
+	touch $@
+
+prove-compat: setup node_modules/.installed $(PROVE_COMPAT)/node_modules/.installed
+	PHONEID_PROVE_COMPAT=1 pytest -q -n 0 -m prove_compat tests/e2e/test_sdk_typescript.py

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -70,18 +71,50 @@ def runtime_closure(project: str = "phoneid") -> set[str]:
     return reached
 
 
+def differences(found: Mapping[str, str | None], wanted: Mapping[str, str | None], found_as: str) -> str:
+    """Each package where ``found`` differs from ``wanted``: missing, extra or at another version."""
+    return "; ".join(
+        f"{name} missing (pinned {wanted[name]})"
+        if name not in found
+        else f"{name} {found[name]} {found_as} (not pinned)"
+        if name not in wanted
+        else f"{name} {found[name]} {found_as} (pinned {wanted[name]})"
+        for name in sorted(found.keys() | wanted.keys())
+        if found.get(name) != wanted.get(name) or (name in found) != (name in wanted)
+    )
+
+
+def test_a_difference_names_each_package_missing_extra_or_at_another_version() -> None:
+    found = {"boto3": "1.2", "six": "1.17.0", "moto": "5.0"}
+    wanted = {"boto3": "1.3", "six": "1.17.0", "botocore": "1.3"}
+
+    assert differences(found, wanted, "built") == (
+        "boto3 1.2 built (pinned 1.3); botocore missing (pinned 1.3); moto 5.0 built (not pinned)"
+    )
+    assert differences(found, found, "built") == ""
+
+
 def test_the_gate_runs_the_versions_the_layer_pins() -> None:
     differing = {
         name: {"installed": installed_version(name), "layer": version}
         for name, version in pinned_versions().items()
         if installed_version(name) != version
     }
-    assert differing == {}, "this environment is not the lock: make setup"
+    # `make lock` syncs .venv to uv.lock and exports the layer's pins from it again: either may be behind
+    installed = {name: installed_version(name) for name in pinned_versions()}
+    assert differing == {}, (
+        f"this environment runs other versions than layers/core/requirements.txt pins: "
+        f"{differences({n: v for n, v in installed.items() if v}, pinned_versions(), 'installed')}: make lock"
+    )
 
 
 def test_the_layer_pins_every_runtime_dependency_and_nothing_else() -> None:
     # boto3 and botocore included: the layer ships the SDK the gate ran, not the runtime's.
-    assert runtime_closure() == set(pinned_versions())
+    closure, pinned = runtime_closure(), set(pinned_versions())
+    assert closure == pinned, (
+        "layers/core/requirements.txt does not pin exactly the runtime dependencies of pyproject.toml "
+        f"(not pinned: {sorted(closure - pinned)}; pinned, not needed: {sorted(pinned - closure)}): make lock"
+    )
     assert {"boto3", "botocore", "s3transfer"} <= set(pinned_versions())
 
 
@@ -132,8 +165,16 @@ def test_the_built_layer_holds_exactly_the_versions_the_gate_ran() -> None:
     }
 
     # Then they are the pinned ones, each at the version this environment runs
-    assert built == pinned_versions()
-    assert built == {name: installed_version(name) for name in built}
+    pinned = pinned_versions()
+    assert built == pinned, (
+        f"the built layer is not layers/core/requirements.txt: {differences(built, pinned, 'built')}: "
+        "make template rebuilds it"
+    )
+    installed = {name: installed_version(name) for name in built}
+    assert built == installed, (
+        f"this environment runs other versions than the layer ships: "
+        f"{differences({n: v for n, v in installed.items() if v}, built, 'installed')}: make lock"
+    )
 
 
 def test_the_package_says_the_version_pyproject_gives_it() -> None:

@@ -28,6 +28,7 @@ from tests.lambda_runtime import (
     module_name,
     shipped_sources,
 )
+from tools.licences import ROOT, layer_without_texts
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +55,13 @@ def test_the_layer_ships_no_development_or_test_distribution(layer: Path) -> Non
 
     assert sorted(distributions & development_distributions()) == []
     assert sorted(top_level & development_modules()) == []
+
+
+def test_the_layer_carries_each_distributions_licence_text_and_phoneids(layer: Path) -> None:
+    # Each distribution's licence files stay in its dist-info, as pip installs them (what pip-licenses
+    # finds there: LICENSE, COPYING…), and PhoneID's own LICENSE ships beside them
+    assert layer_without_texts(layer) == []
+    assert (layer / "PHONEID-LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
 
 
 def _imports(path: Path, layer: Path) -> set[str]:

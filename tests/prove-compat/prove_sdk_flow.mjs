@@ -1,5 +1,6 @@
-// Prove's published TypeScript SDK (@prove-identity/prove-api, the version the root package.json
-// pins), unmodified, against a PhoneID stack: its server URL is the stack's, its client credentials
+// Prove's published TypeScript SDK (@prove-identity/prove-api, the version this folder's package.json
+// pins; licence CC BY-NC-ND 4.0, so installed only by the opt-in `make prove-compat`), unmodified,
+// against a PhoneID stack: its server URL is the stack's, its client credentials
 // a client of the stack. Prints one line per call ("ok <call>: ..." or "differs <call>: ...") and
 // exits non-zero when a call PhoneID serves as that SDK expects fails.
 // Usage: PHONEID_BASE_URL=... PHONEID_CLIENT_ID=... PHONEID_CLIENT_SECRET=... node prove_sdk_flow.mjs
