@@ -64,6 +64,13 @@ function renamedKey(key) {
   return found ? STANDS_IN + found[1] : key
 }
 
+// A key of the simulator's explanation as the policy wrote it.
+function writtenKey(key) {
+  return key.toLowerCase().startsWith(STANDS_IN.toLowerCase())
+    ? 'kms:EncryptionContext:' + key.slice(STANDS_IN.length)
+    : key
+}
+
 function renamedContext(context) {
   const renamed = {}
   for (const [key, value] of Object.entries(context)) {
@@ -134,7 +141,7 @@ function judged(analysis) {
       resource: each.resourceMatch,
       conditions: (each.explain.conditions ?? []).map((condition) => ({
         operator: condition.operator,
-        key: condition.conditionKeyValue,
+        key: writtenKey(condition.conditionKeyValue),
         matches: condition.matches,
         missing: Boolean(condition.failedBecauseMissing)
       }))
