@@ -385,10 +385,35 @@ def test_the_gate_has_the_second_opinion_and_a_flag_leaves_it_out(
 
     # Then the gate's report has the simulator's verdict, the other not
     assert "Second opinion: @cloud-copilot/iam-simulate " in gate
-    assert " on 1 distinct requests, identity policies only" in gate
+    assert " on 1 distinct requests (1 simulated), identity policies only" in gate
     assert "it agrees on every request" in gate
     assert "Second opinion" not in without
 
 
 def test_a_report_without_the_second_opinion_is_judged_on_the_check_alone() -> None:
     assert Report().ok
+
+
+def test_a_request_of_one_role_on_two_stacks_is_simulated_once_and_judged_on_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given the same request on two stacks whose role resolves alike, and our evaluator made wrong on it
+    other = StackFacts("other", REGION, ACCOUNT, {}, SMALL_STACK.refs, SMALL_STACK.attributes)
+    deleting = Request("dynamodb:DeleteItem", TABLE_ARN)
+    monkeypatch.setattr(
+        second_opinion, "decide_request", lambda statements, request: Decision(True, (Grant("F", "a", "r"),))
+    )
+    check = Check(
+        small_roles(),
+        records(
+            [SMALL_STACK, other],
+            [("StoreFunction", SMALL_STACK, deleting), ("StoreFunction", other, deleting)],
+        ),
+    )
+
+    # When the simulator is asked
+    opinion = consult(check)
+
+    # Then it simulates the request once, and the disagreement is the check's on each stack
+    assert (opinion.requests, opinion.simulated) == (2, 1)
+    assert len(opinion.disagreements) == 2

@@ -67,6 +67,7 @@ class SecondOpinion:
 
     simulator: str = SIMULATOR
     requests: int = 0
+    simulated: int = 0  # the requests simulated: those of one role and request once
     seconds: float = 0.0
     disagreements: list[Disagreement] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)  # request it could not evaluate -> first test
@@ -80,8 +81,8 @@ class SecondOpinion:
         if self.error is not None:
             return [f"\nThe second opinion ({self.simulator}) could not be had: {self.error}"]
         lines = [
-            f"\nSecond opinion: {self.simulator} on {self.requests} distinct requests, identity policies "
-            f"only, in {self.seconds:.1f} s"
+            f"\nSecond opinion: {self.simulator} on {self.requests} distinct requests ({self.simulated} "
+            f"simulated), identity policies only, in {self.seconds:.1f} s"
         ]
         if self.disagreements:
             lines.append(f"Requests it decides otherwise than the check ({len(self.disagreements)}):")
@@ -210,24 +211,35 @@ def consult(check: Check, node: str = "node", simulate: Path | None = None) -> S
     opinion.requests = len(cases)
     if not cases:
         return opinion
-    policy_ids = {(function, stack_key): f"{function}@{stack_key}" for function, stack_key in roles}
-    ordered = list(cases.values())
-    batch = {
-        "policies": {policy_ids[key]: policy_document(statements) for key, statements in roles.items()},
-        "requests": [
-            {
-                "id": number,
-                "policy": policy_ids[(case.function, case.stack_key)],
-                "principal": _principal(case.function, check.records.stacks[case.stack_key].account),
-                "action": case.request.action,
-                "resource": case.request.resource,
-                "account": _account(case.request.resource, check.records.stacks[case.stack_key].account),
-                "context": case.request.to_json()["context"],
-                "expected": case.decision.allowed,
-            }
-            for number, case in enumerate(ordered)
-        ],
+    # A role identical on several stacks (or of several functions) is sent once, and a request of it
+    # simulated once: our decision, made from the same statements, is the same for each.
+    documents: dict[str, str] = {}  # the policy as JSON -> its id in the batch
+    policy_ids = {
+        key: documents.setdefault(
+            json.dumps(policy_document(statements), sort_keys=True), f"p{len(documents)}"
+        )
+        for key, statements in roles.items()
     }
+    ordered = list(cases.values())
+    simulations: dict[str, int] = {}  # a simulated request as JSON -> its id in the batch
+    requests: list[dict[str, Any]] = []
+    simulation_of: list[int] = []  # each case's simulation
+    for case in ordered:
+        account = check.records.stacks[case.stack_key].account
+        simulated = {
+            "policy": policy_ids[(case.function, case.stack_key)],
+            "principal": _principal(case.function, account),
+            "action": case.request.action,
+            "resource": case.request.resource,
+            "account": _account(case.request.resource, account),
+            "context": case.request.to_json()["context"],
+        }
+        number = simulations.setdefault(json.dumps(simulated, sort_keys=True), len(simulations))
+        if number == len(requests):
+            requests.append({"id": number, **simulated, "expected": case.decision.allowed})
+        simulation_of.append(number)
+    batch = {"policies": {id_: json.loads(text) for text, id_ in documents.items()}, "requests": requests}
+    opinion.simulated = len(requests)
     began = time.monotonic()
     answer = _run(batch, node, simulate or script(), opinion)
     opinion.seconds = time.monotonic() - began
@@ -235,11 +247,11 @@ def consult(check: Check, node: str = "node", simulate: Path | None = None) -> S
         return opinion
     opinion.simulator = str(answer.get("simulator") or SIMULATOR)
     decisions = {int(each["id"]): each for each in answer.get("decisions") or ()}
-    missing = len(ordered) - len(decisions.keys() & set(range(len(ordered))))
-    if missing:
-        opinion.error = f"it answered for {len(ordered) - missing} of {len(ordered)} requests"
+    answered = len(decisions.keys() & set(range(len(requests))))
+    if answered < len(requests):
+        opinion.error = f"it answered for {answered} of {len(requests)} requests"
         return opinion
-    for number, case in enumerate(ordered):
+    for number, case in zip(simulation_of, ordered, strict=True):
         decided = decisions[number]
         what = f"{case.function}  {case.request.action}  on {case.request.resource}"
         if "error" in decided:
