@@ -417,3 +417,64 @@ def test_a_request_of_one_role_on_two_stacks_is_simulated_once_and_judged_on_eac
     # Then it simulates the request once, and the disagreement is the check's on each stack
     assert (opinion.requests, opinion.simulated) == (2, 1)
     assert len(opinion.disagreements) == 2
+
+
+# (operator, key, values) of a condition on dynamodb:GetItem; each request's context; IAM's decision
+OPERATOR_CASES = [
+    # An absent key matches nothing: a negated operator holds, the others do not (nor ForAnyValue)
+    ("StringNotEquals", "dynamodb:Select", ["ALL_ATTRIBUTES"], {}, True),
+    ("StringNotLike", "dynamodb:Select", ["ALL_*"], {}, True),
+    ("ArnNotLike", "aws:SourceArn", ["arn:aws:lambda:*:*:function:x*"], {}, True),
+    ("NumericNotEquals", "aws:MultiFactorAuthAge", ["3600"], {}, True),
+    ("StringEquals", "dynamodb:Select", ["ALL_ATTRIBUTES"], {}, False),
+    ("ForAnyValue:StringNotEquals", "dynamodb:Attributes", ["pk"], {}, False),
+    ("ForAllValues:StringNotEquals", "dynamodb:Attributes", ["pk"], {}, True),
+    ("StringNotEquals", "dynamodb:Select", ["ALL_ATTRIBUTES"], {"dynamodb:Select": "ALL_ATTRIBUTES"}, False),
+    # A multivalued key wants ForAllValues or ForAnyValue: without one, nothing holds for it
+    ("StringEquals", "dynamodb:Attributes", ["pk"], {"dynamodb:Attributes": ("pk",)}, False),
+    ("StringLike", "dynamodb:Attributes", ["p*"], {"dynamodb:Attributes": ("pk", "status")}, False),
+    ("StringNotEquals", "dynamodb:Attributes", ["pk"], {"dynamodb:Attributes": ("secret",)}, False),
+    ("ForAnyValue:StringEquals", "dynamodb:Attributes", ["pk"], {"dynamodb:Attributes": ("pk", "x")}, True),
+    ("ForAllValues:StringLike", "dynamodb:Attributes", ["p*"], {"dynamodb:Attributes": ("pk", "x")}, False),
+]
+
+
+def test_condition_operators_are_decided_as_iam_decides_them_by_both() -> None:
+    # Given a role of one condition per function, and a request of each case
+    functions = {
+        f"F{number}": {
+            "Type": "AWS::Serverless::Function",
+            "Properties": {
+                "Policies": [
+                    {
+                        "Statement": [
+                            {
+                                "Effect": "Allow",
+                                "Action": "dynamodb:GetItem",
+                                "Resource": TABLE_ARN,
+                                "Condition": {operator: {key: values}},
+                            }
+                        ]
+                    }
+                ]
+            },
+        }
+        for number, (operator, key, values, _, _) in enumerate(OPERATOR_CASES)
+    }
+    roles = Roles(Template({"Resources": functions}))
+    calls = [
+        (f"F{number}", SMALL_STACK, Request("dynamodb:GetItem", TABLE_ARN, context))
+        for number, (_, _, _, context, _) in enumerate(OPERATOR_CASES)
+    ]
+    check = Check(roles, records([SMALL_STACK], calls))
+
+    # When both decide them
+    ours = [
+        decide_request(check._statements(function, SMALL_STACK.key), request).allowed
+        for function, _, request in calls
+    ]
+    opinion = consult(check)
+
+    # Then each is decided as IAM documents it, by both
+    assert ours == [allowed for *_, allowed in OPERATOR_CASES]
+    assert (opinion.error, opinion.disagreements, opinion.refused) == (None, [], {})
