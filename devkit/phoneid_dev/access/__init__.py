@@ -9,6 +9,8 @@
 - ``check``: every recorded request allowed, and (for the whole suite) every granted action used by
   some call or explained in the template's ``Metadata.UnexercisedGrants``;
   ``python -m phoneid_dev.access DIR [--unused]``.
+- ``second_opinion``: every request the check decided, decided again by an independent IAM simulator
+  (``@cloud-copilot/iam-simulate``, in one node process); the check fails where the two differ.
 
 Test and local tooling only: nothing here is imported by what Lambda runs (docs/operations.md,
 "Least privilege").

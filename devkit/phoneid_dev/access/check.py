@@ -32,6 +32,7 @@ from phoneid_dev.access.policies.resolver import Resolver
 from phoneid_dev.access.policies.roles import Roles
 from phoneid_dev.access.policies.statements import Grant, PolicyError
 from phoneid_dev.access.recording.facts import StackFacts
+from phoneid_dev.access.second_opinion import SecondOpinion, consult
 from phoneid_dev.template import Template
 from phoneid_dev.template import template as template_of_repository
 
@@ -101,10 +102,12 @@ class Report:
     stale_reasons: list[str] = field(default_factory=list)
     reasons_used: int = 0
     judged_unused: bool = False
+    second_opinion: SecondOpinion | None = None  # the simulator's decisions beside ours (second_opinion.py)
 
     @property
     def ok(self) -> bool:
-        return not (self.denied or self.unchecked or self.unused or self.stale_reasons)
+        agreed = self.second_opinion is None or self.second_opinion.ok
+        return agreed and not (self.denied or self.unchecked or self.unused or self.stale_reasons)
 
     def text(self) -> str:
         lines = [
@@ -142,6 +145,8 @@ class Report:
                 f"\nReasons in Metadata.UnexercisedGrants no longer needed ({len(self.stale_reasons)}):"
             )
             lines += [f"  {stale}" for stale in self.stale_reasons]
+        if self.second_opinion is not None:
+            lines += self.second_opinion.lines()
         if self.ok:
             verdict = "every call allowed"
             if self.judged_unused:
@@ -237,8 +242,14 @@ class Check:
                 report.stale_reasons.append(f"{function} {action}: the suite uses every grant of it")
 
 
-def check(directory: Path, judge_unused: bool, template: Template | None = None) -> Report:
-    return Check(Roles(template or template_of_repository()), Records.read(directory)).run(judge_unused)
+def check(
+    directory: Path, judge_unused: bool, template: Template | None = None, second_opinion: bool = True
+) -> Report:
+    checking = Check(Roles(template or template_of_repository()), Records.read(directory))
+    report = checking.run(judge_unused)
+    if second_opinion:  # every request decided again by an independent simulator (second_opinion.py)
+        report.second_opinion = consult(checking)
+    return report
 
 
 def main(argv: Iterable[str] | None = None) -> int:
@@ -249,11 +260,16 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument(
         "--unused", action="store_true", help="also fail on grants no call used (the whole suite only)"
     )
+    parser.add_argument(
+        "--no-second-opinion",
+        action="store_true",
+        help="do not have @cloud-copilot/iam-simulate decide every request again (the gate does)",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     if not args.records.is_dir():
         print(f"no records in {args.records}: run the tests with PHONEID_ACCESS_RECORDS={args.records}")
         return 2
-    report = check(args.records, args.unused)
+    report = check(args.records, args.unused, second_opinion=not args.no_second_opinion)
     print(report.text())
     return 0 if report.ok else 1
 

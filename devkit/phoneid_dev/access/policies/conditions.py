@@ -79,7 +79,9 @@ def condition_holds(operator: str, key: str, expected: Sequence[str], context: M
     if test is None or qualifier not in ("", "ForAllValues", "ForAnyValue"):
         raise PolicyError(f"condition operator {operator} is not supported by the check")
     if found is None:
-        return if_exists or qualifier == "ForAllValues"
+        # An absent key matches nothing: a negated operator (StringNotEquals, ArnNotLike…) holds, as
+        # does …IfExists and ForAllValues (over no values); ForAnyValue and the others do not.
+        return if_exists or qualifier == "ForAllValues" or (negated and not qualifier)
 
     def one(value: str) -> bool:
         matched = any(test(value, str(pattern)) for pattern in expected)
@@ -88,6 +90,8 @@ def condition_holds(operator: str, key: str, expected: Sequence[str], context: M
     values = found if isinstance(found, tuple) else (found,)
     if qualifier == "ForAllValues":
         return all(one(value) for value in values)
-    if qualifier == "ForAnyValue" or not negated:
+    if qualifier == "ForAnyValue":
         return any(one(value) for value in values)
-    return all(one(value) for value in values)  # a negated test of a multivalued key: none may match
+    # A multivalued key (dynamodb:Attributes, kms:EncryptionContextKeys) wants ForAllValues or
+    # ForAnyValue: without one, no operator, negated or not, holds for it.
+    return not isinstance(found, tuple) and one(found)
