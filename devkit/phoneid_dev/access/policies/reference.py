@@ -31,15 +31,16 @@ def _names(service: str) -> list[str]:
     return list(_dataset().actions.get_actions_for_service(service))
 
 
-def actions_matching(pattern: str) -> list[str]:
+@cache
+def actions_matching(pattern: str) -> tuple[str, ...]:
     """The actions ``service:pattern`` names (``*`` and ``?`` as IAM reads them), ``service:Name``."""
     service, _, name = pattern.partition(":")
     matcher = glob(name, ignore_case=True)
-    return [
+    return tuple(
         f"{service}:{details['name']}"
         for key, details in _service_actions(service).items()
         if matcher.match(key)
-    ]
+    )
 
 
 def known(action: str) -> bool:
@@ -47,6 +48,7 @@ def known(action: str) -> bool:
     return name.lower() in _service_actions(service)
 
 
+@cache
 def resource_types(action: str) -> tuple[str, ...]:
     """The resource types ``action`` can be granted on; none: AWS offers it on ``*`` only."""
     service, _, name = action.partition(":")
@@ -73,6 +75,7 @@ def _condition_patterns(action: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
+@cache
 def supports_condition_key(action: str, key: str) -> bool:
     """Whether a request for ``action`` can carry ``key`` (a global ``aws:`` key always can)."""
     if key.lower().startswith("aws:"):

@@ -49,6 +49,7 @@ class Roles:
             self.roles[name] = [policy.get("PolicyDocument") for policy in props.get("Policies") or ()]
         self._conditions: Mapping[str, Any] = self.document.get("Conditions") or {}
         self._parameters: Mapping[str, Any] = self.document.get("Parameters") or {}
+        self._statements: dict[tuple[str, tuple[tuple[str, bool], ...]], list[Statement]] = {}
 
     # --- conditions
 
@@ -136,6 +137,12 @@ class Roles:
         if function not in self.roles:
             raise PolicyError(f"{function} is no function of the template")
         conditions = self.conditions(parameters)
+        key = (function, tuple(sorted(conditions.items())))  # the statements differ by Conditions only
+        if key not in self._statements:
+            self._statements[key] = self._decided_statements(function, conditions)
+        return list(self._statements[key])
+
+    def _decided_statements(self, function: str, conditions: Mapping[str, bool]) -> list[Statement]:
         policies = decide(self.roles[function] or [], conditions)
         found: list[Statement] = []
         for number, policy in enumerate(policies if isinstance(policies, list) else [policies]):
