@@ -147,12 +147,11 @@ def static_findings(roles: Roles) -> list[Finding]:
     a wide grant with its reason in ``Metadata.WideResources`` passes, a reason no wide grant needs
     fails."""
     found: set[Finding] = set()
-    # A role's statements, unresolved, differ only by the Conditions its Fn::If reads.
-    choices = {
-        tuple(sorted(roles.conditions(chosen).items())): chosen for chosen in roles.parameter_choices()
-    }
+    choices = [(chosen, roles.conditions(chosen)) for chosen in roles.parameter_choices()]
     for role in roles.roles:
-        for parameters in choices.values():
+        # its statements, unresolved, differ only by the Conditions its Fn::If reads
+        variants = {roles.variant(role, chosen, decided): chosen for chosen, decided in choices}
+        for parameters in variants.values():
             try:
                 statements = roles.statements(role, parameters)
             except PolicyError as error:

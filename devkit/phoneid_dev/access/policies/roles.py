@@ -50,6 +50,7 @@ class Roles:
         self._conditions: Mapping[str, Any] = self.document.get("Conditions") or {}
         self._parameters: Mapping[str, Any] = self.document.get("Parameters") or {}
         self._statements: dict[tuple[str, tuple[tuple[str, bool], ...]], list[Statement]] = {}
+        self._read_conditions: dict[str, tuple[str, ...]] = {}
 
     # --- conditions
 
@@ -137,10 +138,21 @@ class Roles:
         if function not in self.roles:
             raise PolicyError(f"{function} is no function of the template")
         conditions = self.conditions(parameters)
-        key = (function, tuple(sorted(conditions.items())))  # the statements differ by Conditions only
+        key = self.variant(function, parameters, conditions)
         if key not in self._statements:
             self._statements[key] = self._decided_statements(function, conditions)
         return list(self._statements[key])
+
+    def variant(
+        self, function: str, parameters: Mapping[str, str], conditions: Mapping[str, bool] | None = None
+    ) -> tuple[str, tuple[tuple[str, bool], ...]]:
+        """Which of its forms the role takes for these parameters: the values of the Conditions its
+        ``Fn::If`` reads (its statements, unresolved, differ by nothing else)."""
+        if function not in self._read_conditions:
+            text = json.dumps(self.roles.get(function))
+            self._read_conditions[function] = tuple(sorted(set(re.findall(r'"Fn::If": \["([^"]+)"', text))))
+        decided = conditions if conditions is not None else self.conditions(parameters)
+        return function, tuple((name, decided.get(name, False)) for name in self._read_conditions[function])
 
     def _decided_statements(self, function: str, conditions: Mapping[str, bool]) -> list[Statement]:
         policies = decide(self.roles[function] or [], conditions)
