@@ -62,8 +62,9 @@ SECRET = RealGrant(
     "CamaraCredentialsSecret",
     "secretsmanager:PutSecretValue",
 )
-GRANTS = [SESSIONS_PUT, PII_DECRYPT, CONNECT_KEY, LIST_WORK]
-CONDITIONED = [PII_DECRYPT, CONNECT_KEY, LIST_WORK]
+TOKEN_KEYS = RealGrant("AuthorizerFunction", "dynamodb:BatchGetItem", "TokenKeysTable", "dynamodb:Scan")
+GRANTS = [SESSIONS_PUT, PII_DECRYPT, CONNECT_KEY, LIST_WORK, TOKEN_KEYS]
+CONDITIONED = [PII_DECRYPT, CONNECT_KEY, LIST_WORK, TOKEN_KEYS]
 
 
 @cache

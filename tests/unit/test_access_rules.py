@@ -225,3 +225,28 @@ def test_a_condition_on_a_key_no_request_carried_fails_if_it_holds_when_absent()
         in report.text()
     )
     assert checked(allow("dynamodb:GetItem", table, **only_jwk), projected).ok
+
+
+def test_a_grant_without_the_condition_another_role_keeps_on_it_fails() -> None:
+    table = {"Fn::GetAtt": "Table.Arn"}
+    only_jwk = {"ForAllValues:StringEquals": {"dynamodb:Attributes": ["jwk"]}}
+    document = {
+        "Resources": {
+            "Table": {"Type": "AWS::DynamoDB::Table"},
+            "KeepsFunction": {
+                "Type": "AWS::Serverless::Function",
+                "Properties": {"Policies": [{"Statement": [allow("dynamodb:GetItem", table, **only_jwk)]}]},
+            },
+            "DropsFunction": {
+                "Type": "AWS::Serverless::Function",
+                "Properties": {"Policies": [{"Statement": [allow("dynamodb:GetItem", table)]}]},
+            },
+        }
+    }
+
+    found = static_findings(Roles(Template(document)))
+
+    assert [str(finding) for finding in found] == [
+        "DropsFunction  dynamodb:GetItem  on ${Table.Arn}: KeepsFunction grants it only when "
+        "ForAllValues:StringEquals dynamodb:Attributes ['jwk']; here no condition on dynamodb:Attributes"
+    ]

@@ -15,6 +15,8 @@ of its Conditions:
   ``ForAllValues:`` do not bind: they hold when the key is absent).
 - **condition key**: a condition key the action does not support (global ``aws:`` keys aside); an
   action the dataset does not know.
+- **dropped condition**: a grant with fewer condition keys than another role's grant of the same
+  action on the same resource (the token keys' ``dynamodb:Attributes``, say).
 
 From the records (``Usage``, fed by the check with each allowed request):
 
@@ -51,10 +53,12 @@ from phoneid_dev.access.recording.facts import StackFacts
 WIDE = "wide"
 UNBOUND_KMS = "unbound-kms"
 CONDITION_KEY = "condition-key"
+DROPPED = "dropped-condition"
 TITLES = {
     WIDE: "Grants wider than the resources their calls use",
     UNBOUND_KMS: "KMS grants not bound to their use by a condition",
     CONDITION_KEY: "Grants with a condition key their action does not support or their requests never carry",
+    DROPPED: "Grants without a condition another role keeps on the same action and resource",
 }
 _SAMPLES = 40  # resources of one grant probed: its calls' first ones
 
@@ -147,6 +151,8 @@ def static_findings(roles: Roles) -> list[Finding]:
     a wide grant with its reason in ``Metadata.WideResources`` passes, a reason no wide grant needs
     fails."""
     found: set[Finding] = set()
+    # (action, resource as written) -> {grant: the condition keys it has}
+    keys_of: dict[tuple[str, str], dict[Grant, frozenset[str]]] = defaultdict(dict)
     choices = [(chosen, roles.conditions(chosen)) for chosen in roles.parameter_choices()]
     for role in roles.roles:
         # its statements, unresolved, differ only by the Conditions its Fn::If reads
@@ -160,7 +166,35 @@ def static_findings(roles: Roles) -> list[Finding]:
             for statement in statements:
                 if statement.effect == "Allow":
                     found.update(_statement_findings(statement))
+                    _note_keys(statement, keys_of)
+    found.update(_dropped(keys_of))
     return sorted(_explained(roles, found, stale=True), key=lambda f: f.order)
+
+
+def _note_keys(statement: Statement, keys_of: dict[tuple[str, str], dict[Grant, frozenset[str]]]) -> None:
+    keys = frozenset(key for entries in statement.condition.values() for key in entries)
+    condition = describe_condition(statement.condition)
+    for action in statement.actions or ():
+        for resource in statement.resources or ():
+            written = describe(resource)
+            keys_of[(action.lower(), written)][Grant(statement.function, action, written, condition)] = keys
+
+
+def _dropped(keys_of: Mapping[tuple[str, str], Mapping[Grant, frozenset[str]]]) -> Iterator[Finding]:
+    """A grant whose condition keys are fewer than another role's grant of the same action on the
+    same resource: a condition dropped, or never written, where the other role needed it."""
+    for grants in keys_of.values():
+        for grant, keys in grants.items():
+            keeping = (other for other, theirs in grants.items() if keys < theirs)
+            kept_by = next((other for other in keeping if other.function != grant.function), None)
+            if kept_by is not None:
+                missing = sorted(grants[kept_by] - keys)
+                yield Finding(
+                    DROPPED,
+                    grant,
+                    f"{kept_by.function} grants it only when {kept_by.condition}; here no condition on "
+                    f"{', '.join(missing)}",
+                )
 
 
 def _explained(roles: Roles, found: set[Finding], stale: bool) -> set[Finding]:
