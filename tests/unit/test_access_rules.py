@@ -198,6 +198,12 @@ def test_a_bucket_grant_on_every_object_fails_where_its_calls_used_a_prefix() ->
     assert checked(allow("s3:GetObject", {"Fn::Sub": "${Bucket.Arn}/work/*"}), read).ok
 
 
+def test_an_object_key_that_happens_to_hold_a_stack_name_is_data_a_grant_may_leave_open() -> None:
+    read = Request("s3:GetObject", "arn:aws:s3:::stack-bucket/work/operator/stack-Table-1.csv")
+
+    assert checked(allow("s3:GetObject", {"Fn::Sub": "${Bucket.Arn}/work/*"}), read).ok
+
+
 def test_a_secret_grant_matches_its_secret_and_suffix_only() -> None:
     read = Request("secretsmanager:GetSecretValue", SECRET_ARN)
     any_suffix = {"Fn::Sub": SECRETS + ":${Secret}*"}

@@ -226,18 +226,26 @@ _FIXED: dict[str, frozenset[str]] = {}
 
 
 def _fixed_tokens(facts: StackFacts) -> frozenset[str]:
-    """The names the stack fixes: its name, parameters, physical names and ARNs, cut at ':' and '/'."""
+    """The names the stack fixes: its name, its parameters' values, its physical names and the
+    resource part of its ARNs, cut at ':' and '/' (numbers and words under four letters aside: a
+    data token may equal them by chance)."""
     if facts.key not in _FIXED:
-        values = [facts.name, *facts.parameters.values(), *facts.refs.values(), *facts.attributes.values()]
+        arns = [str(value).split(":", 5)[-1] for value in facts.attributes.values()]
+        values = [facts.name, *facts.parameters.values(), *facts.refs.values(), *arns]
         _FIXED[facts.key] = frozenset(
-            token for value in values for token in re.split(r"[:/]", str(value)) if len(token) >= 3
+            token
+            for value in values
+            for token in re.split(r"[:/]", str(value))
+            if len(token) >= 4 and not token.isdigit()
         )
     return _FIXED[facts.key]
 
 
 def probes(resource: str, fixed: frozenset[str]) -> Iterator[str]:
-    """ARNs beside ``resource`` that no call of it reached: its region, account, resource type, a
-    name of the stack's own or an object's first prefix changed."""
+    """ARNs beside ``resource`` that no call of it reached: its region, account or resource type, a
+    name the stack fixes (or one it starts, as a secret's name its suffix: ``NAME-AbCdEf``), or
+    an object's bucket or first prefix, changed. The rest of an object's key, an execution's or a
+    connection's id are data, which a grant may leave open."""
     parts = resource.split(":", 5)
     if len(parts) != 6:
         return
@@ -247,13 +255,18 @@ def probes(resource: str, fixed: frozenset[str]) -> Iterator[str]:
     if parts[4]:
         yield ":".join([*parts[:4], "999999999999", rest])
     pieces = re.split(r"([:/])", rest)
+    s3 = parts[2] == "s3"
     for n, at in enumerate(range(0, len(pieces), 2)):
         token = pieces[at]
-        directory = parts[2] == "s3" and n == 1 and at + 1 < len(pieces)
-        named = n == 0 or token in fixed or directory or (at >= 2 and pieces[at - 2] == "index")
+        if s3 and n > 1:
+            break
+        directory = s3 and n == 1 and at + 1 < len(pieces)
+        if s3 and n == 1 and not directory:
+            break  # an object at the bucket's root: its key is data
+        named = n == 0 or directory or token in fixed or (at >= 2 and pieces[at - 2] == "index")
         variants = [f"probe{n}", token + "-probe"] if named else []
-        prefixes = [name for name in fixed if token.startswith(name) and token != name]
-        if prefixes:
+        prefixes = [name for name in fixed if token.startswith(name + "-")]
+        if prefixes and not s3:
             name = max(prefixes, key=len)
             variants.append(name + "-probe" + token[len(name) :])
         for variant in variants:
