@@ -285,7 +285,9 @@ def main(argv: Iterable[str] | None = None) -> int:
         report = check_static()
         print(report.text())
         return 0 if report.ok else 1
-    if args.records is None or not args.records.is_dir():
+    if args.records is None:
+        parser.error("the records' directory is needed, unless --static")
+    if not args.records.is_dir():
         print(f"no records in {args.records}: run the tests with PHONEID_ACCESS_RECORDS={args.records}")
         return 2
     report = check(args.records, args.unused)
