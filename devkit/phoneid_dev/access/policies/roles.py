@@ -21,6 +21,7 @@ from phoneid_dev.access.policies.statements import (
 from phoneid_dev.template import Template
 
 REASONS_KEY = "UnexercisedGrants"  # template Metadata: {function: {action: why no test can use it}}
+WIDE_REASONS_KEY = "WideResources"  # template Metadata: {role: {action: why its resource is wider}}
 
 
 @cache
@@ -39,8 +40,17 @@ class Roles:
     def __init__(self, template: Template) -> None:
         self.document = template.document
         self.functions: dict[str, Mapping[str, Any]] = dict(template.of_type("AWS::Serverless::Function"))
+        # Every role the template writes: the functions', the state machines' (the same Policies),
+        # and each AWS::IAM::Role's policy documents. Calls are recorded for the functions only.
+        self.roles: dict[str, Any] = {name: props.get("Policies") for name, props in self.functions.items()}
+        for name, props in template.of_type("AWS::Serverless::StateMachine").items():
+            self.roles[name] = props.get("Policies")
+        for name, props in template.of_type("AWS::IAM::Role").items():
+            self.roles[name] = [policy.get("PolicyDocument") for policy in props.get("Policies") or ()]
         self._conditions: Mapping[str, Any] = self.document.get("Conditions") or {}
         self._parameters: Mapping[str, Any] = self.document.get("Parameters") or {}
+        self._statements: dict[tuple[str, tuple[tuple[str, bool], ...]], list[Statement]] = {}
+        self._read_conditions: dict[str, tuple[str, ...]] = {}
 
     # --- conditions
 
@@ -123,11 +133,29 @@ class Roles:
     # --- statements
 
     def statements(self, function: str, parameters: Mapping[str, str]) -> list[Statement]:
-        """The function's role for these parameters (SAM's policy templates expanded)."""
-        if function not in self.functions:
+        """The function's (or another role's) statements for these parameters (SAM's policy
+        templates expanded)."""
+        if function not in self.roles:
             raise PolicyError(f"{function} is no function of the template")
         conditions = self.conditions(parameters)
-        policies = decide(self.functions[function].get("Policies") or [], conditions)
+        key = self.variant(function, parameters, conditions)
+        if key not in self._statements:
+            self._statements[key] = self._decided_statements(function, conditions)
+        return list(self._statements[key])
+
+    def variant(
+        self, function: str, parameters: Mapping[str, str], conditions: Mapping[str, bool] | None = None
+    ) -> tuple[str, tuple[tuple[str, bool], ...]]:
+        """Which of its forms the role takes for these parameters: the values of the Conditions its
+        ``Fn::If`` reads (its statements, unresolved, differ by nothing else)."""
+        if function not in self._read_conditions:
+            text = json.dumps(self.roles.get(function))
+            self._read_conditions[function] = tuple(sorted(set(re.findall(r'"Fn::If": \["([^"]+)"', text))))
+        decided = conditions if conditions is not None else self.conditions(parameters)
+        return function, tuple((name, decided.get(name, False)) for name in self._read_conditions[function])
+
+    def _decided_statements(self, function: str, conditions: Mapping[str, bool]) -> list[Statement]:
+        policies = decide(self.roles[function] or [], conditions)
         found: list[Statement] = []
         for number, policy in enumerate(policies if isinstance(policies, list) else [policies]):
             found += self._policy_statements(function, number, policy, conditions)
@@ -183,10 +211,11 @@ class Roles:
 
     # --- the reasons for grants no test can use
 
-    def reasons(self) -> dict[tuple[str, str], str]:
-        """(function, action) -> why the suite cannot use that grant (template Metadata)."""
+    def reasons(self, key: str = REASONS_KEY) -> dict[tuple[str, str], str]:
+        """(function, action) -> why the suite cannot use that grant (template Metadata), or, with
+        ``WIDE_REASONS_KEY``, why its resource is wider than one of the stack's own."""
         found: dict[tuple[str, str], str] = {}
-        for function, actions in ((self.document.get("Metadata") or {}).get(REASONS_KEY) or {}).items():
+        for function, actions in ((self.document.get("Metadata") or {}).get(key) or {}).items():
             for action, reason in (actions or {}).items():
                 found[(str(function), str(action))] = str(reason).strip()
         return found

@@ -90,6 +90,12 @@ def describe(value: Any) -> str:
         if key == "Fn::Join":
             separator, parts = argument
             return str(separator).join(describe(part) for part in parts)
+        if key == "Fn::Split":
+            separator, text = argument
+            return f"{describe(text)}.split({separator})"
+        if key == "Fn::Select":
+            index, items = argument
+            return f"{describe(items)}[{index}]"
     return json.dumps(value, sort_keys=True)
 
 
