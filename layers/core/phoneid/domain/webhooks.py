@@ -37,6 +37,8 @@ MAX_URL_LENGTH: Final = 2048
 # Retries: the first after 30 s, doubling per receive, never more than 15 minutes apart.
 FIRST_RETRY_SECONDS: Final = 30
 MAX_RETRY_SECONDS: Final = 15 * 60
+# One POST, from connecting to the answer's last byte: a receiver slower than this fails the attempt.
+DELIVERY_DEADLINE_SECONDS: Final = 5.0
 
 DESCRIPTIONS: Final[dict[ChangeKind, str]] = {
     ChangeKind.SIM_SWAP: "The number's SIM card changed.",
