@@ -386,3 +386,14 @@ def from_message(text: str) -> ChangeEvent:
         )
     except (ValueError, KeyError, TypeError, AttributeError):
         raise MalformedMessage("not a change event message") from None
+
+
+@dataclass(frozen=True)
+class QueuedEvent:
+    """One message of the webhook queue as the delivery function received it: its event (``body``,
+    see ``to_message``), and what SQS needs to hand it back."""
+
+    message_id: str
+    body: str
+    receipt: str
+    receive_count: int
