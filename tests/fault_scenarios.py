@@ -61,7 +61,7 @@ def _flow(integrator: Integrator, phone: str, path: str = "/v3/start", **fields:
 
 def _ready(make_api: MakeApi, **spec: Any) -> tuple[Api, Integrator]:
     """A stack and a client with its access token, its authorizers' instances holding the token keys
-    (they read them once every five minutes: docs/performance.md)."""
+    (they read them once a minute: docs/performance.md)."""
     api = make_api()
     integrator = api.integrator(**spec)
     assert integrator.access_token

@@ -7,7 +7,9 @@ Two layers, because botocore's retries sit between them:
   mapper and whatever state the half-done request left behind.
 - ``Layer.HTTP`` fails one attempt in ``Endpoint._do_get_response``, inside the retry loop and before
   moto answers: the client's own retry (standard mode) repeats the attempt, and the caller should
-  never notice. Backoff sleeps are recorded, not slept.
+  never notice. Backoff sleeps are recorded, not slept. ``Fault.LOST_ANSWER`` lets that attempt
+  reach moto, which applies it, and then times out reading its answer: the retry repeats a call
+  that was done.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Fault(enum.Enum):
     THROTTLE = "throttle"
     SERVER = "5xx"
     TIMEOUT = "timeout"
+    LOST_ANSWER = "lost-answer"  # HTTP layer only: applied by the service, its answer timed out
 
 
 class Layer(enum.Enum):
@@ -113,7 +116,7 @@ class Injector:
         if operation_model.name != call.operation:
             return None
         self._http_done = call  # the first attempt of the chosen call, and only it
-        if self.fault is Fault.TIMEOUT:
+        if self.fault in (Fault.TIMEOUT, Fault.LOST_ANSWER):
             return None, ReadTimeoutError(endpoint_url=request.url)
         status, code = (
             (400, throttle_code(call.service))
@@ -168,6 +171,8 @@ def installed(monkeypatch: Any) -> Iterator[Injector]:
     def attempt(endpoint: Any, request: Any, operation_model: Any, context: Any) -> Any:
         failed = injector.http_attempt(endpoint, request, operation_model)
         if failed is not None:
+            if injector.fault is Fault.LOST_ANSWER:  # the service gets it and applies it
+                do_get_response(endpoint, request, operation_model, context)
             return failed
         return do_get_response(endpoint, request, operation_model, context)
 

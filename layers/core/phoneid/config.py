@@ -133,3 +133,31 @@ class Settings(BaseModel):
 @cache
 def settings() -> Settings:
     return Settings.from_env()
+
+
+class Tracing(BaseModel):
+    """Whether a function traces with X-Ray, by Powertools' documented rule: in Lambda
+    (``LAMBDA_TASK_ROOT``), not under SAM local or Chalice, and not ``POWERTOOLS_TRACE_DISABLED``.
+
+    Apart from ``Settings`` because every function has it, the authorizers and tools included."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    disabled: bool = Field(default=False, alias="POWERTOOLS_TRACE_DISABLED")
+    lambda_task_root: str = Field(default="", alias="LAMBDA_TASK_ROOT")
+    sam_local: str = Field(default="", alias="AWS_SAM_LOCAL")
+    chalice_local: str = Field(default="", alias="AWS_CHALICE_CLI_MODE")
+
+    @property
+    def enabled(self) -> bool:
+        emulated = bool(self.sam_local or self.chalice_local)
+        return bool(self.lambda_task_root) and not (emulated or self.disabled)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Tracing:
+        return cls.model_validate(dict(os.environ if env is None else env))
+
+
+@cache
+def tracing() -> Tracing:
+    return Tracing.from_env()

@@ -22,12 +22,15 @@ Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 @functools.cache
 def _tracer() -> Tracer | None:
-    """The X-Ray tracer, or None when tracing is off by Powertools' own rule (POWERTOOLS_TRACE_DISABLED,
-    or not in Lambda, or under SAM local). ``Tracer()`` imports the X-Ray SDK, which costs more than
-    the rest of a handler's import, and patches boto3: only an invocation that is traced pays for it."""
-    if Tracer._is_tracer_disabled():
+    """The X-Ray tracer, or None when tracing is off by Powertools' documented rule
+    (``phoneid.config.Tracing``: POWERTOOLS_TRACE_DISABLED, or not in Lambda, or under SAM local).
+    ``Tracer()`` imports the X-Ray SDK, which costs more than the rest of a handler's import, and
+    patches boto3: only an invocation that is traced pays for it."""
+    from phoneid.config import tracing  # at the first invocation, as the container's settings
+
+    if not tracing().enabled:
         return None
-    return Tracer()
+    return Tracer(disabled=False)
 
 
 def traced(handler: Handler) -> Handler:

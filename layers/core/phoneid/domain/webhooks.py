@@ -37,6 +37,8 @@ MAX_URL_LENGTH: Final = 2048
 # Retries: the first after 30 s, doubling per receive, never more than 15 minutes apart.
 FIRST_RETRY_SECONDS: Final = 30
 MAX_RETRY_SECONDS: Final = 15 * 60
+# One POST, from connecting to the answer's last byte: a receiver slower than this fails the attempt.
+DELIVERY_DEADLINE_SECONDS: Final = 5.0
 
 DESCRIPTIONS: Final[dict[ChangeKind, str]] = {
     ChangeKind.SIM_SWAP: "The number's SIM card changed.",
@@ -384,3 +386,14 @@ def from_message(text: str) -> ChangeEvent:
         )
     except (ValueError, KeyError, TypeError, AttributeError):
         raise MalformedMessage("not a change event message") from None
+
+
+@dataclass(frozen=True)
+class QueuedEvent:
+    """One message of the webhook queue as the delivery function received it: its event (``body``,
+    see ``to_message``), and what SQS needs to hand it back."""
+
+    message_id: str
+    body: str
+    receipt: str
+    receive_count: int

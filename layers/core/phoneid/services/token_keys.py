@@ -28,9 +28,16 @@ logger = Logger(child=True)
 # The rotation forgets the private halves of this many windows back (it runs hourly: one would do;
 # the others catch up after an outage). Older items expire by TTL, private half and all.
 _WINDOWS_FORGOTTEN = 3
-# Verifiers read the public keys again this often, so a key replaced by an emergency rotation stops
-# verifying within this time; and, for a ``kid`` they do not know, at most this often.
+# A key replaced by an emergency rotation (``phoneid token-keys replace``) signs nothing, and its tokens
+# open nothing, once this much time has passed (docs/operations.md, "When a key may have been exposed").
+REPLACED_KEY_REFUSED_WITHIN = timedelta(minutes=5)
+# Signers check the table this often, so a replaced key stops signing within this time.
 REREAD_EVERY = timedelta(minutes=5)
+# Verifiers read the public keys again this often (and, for a ``kid`` they do not know, at most this
+# often): API Gateway keeps an authorizer's answer per token for its ``ReauthorizeEvery`` (240 s) on
+# top, so a replaced key's token is refused after at most 60 s + 240 s, REPLACED_KEY_REFUSED_WITHIN
+# (docs/adr/0116-a-replaced-keys-tokens-refused-within-five-minutes.md).
+VERIFIERS_REREAD_EVERY = timedelta(minutes=1)
 REREAD_UNKNOWN_EVERY = timedelta(minutes=1)
 
 
@@ -74,8 +81,9 @@ class TokenKeyRotation:
 
     def replace(self) -> list[PublicKey]:
         """New keys for the current and the next window in place of theirs (an emergency: a signer's
-        memory or a key's private half may have been read). Tokens of the replaced keys stop
-        verifying, and the signers sign with the new ones, within ``REREAD_EVERY``."""
+        memory or a key's private half may have been read). The signers sign with the new ones within
+        ``REREAD_EVERY``; tokens of the replaced keys stop verifying within ``VERIFIERS_REREAD_EVERY``,
+        and stop opening the API within ``REPLACED_KEY_REFUSED_WITHIN``."""
         current = KeyWindow.at(self._clock.now())
         replaced = []
         for window in (current, current.shifted(1)):
@@ -174,8 +182,8 @@ class WindowSigningKeys:
 
 class PublishedTokenKeys:
     """What verifiers hold: the public keys of the previous, current and next windows, read again
-    every few minutes and, for an unknown ``kid``, at most once a minute (forged ``kid``s cost one
-    read a minute, however many arrive)."""
+    every minute and, for an unknown ``kid``, at most once a minute (forged ``kid``s cost one read a
+    minute, however many arrive)."""
 
     def __init__(self, store: TokenKeyStore, clock: Clock) -> None:
         self._store = store
@@ -214,7 +222,7 @@ class PublishedTokenKeys:
         # A read that found no key for the window (a new stack's) is kept as briefly as one for a kid
         # it did not know: the first key is about to be made.
         short = unknown_kid or not read.complete
-        return timedelta(0) <= now - read.at < (REREAD_UNKNOWN_EVERY if short else REREAD_EVERY)
+        return timedelta(0) <= now - read.at < (REREAD_UNKNOWN_EVERY if short else VERIFIERS_REREAD_EVERY)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,12 @@ from phoneid.wiring.base import Base
 class AwsClients(Base):
     @cached_property
     def dynamodb(self) -> Any:
+        """Its conditional writes recognise their own earlier success when botocore retries them
+        (``phoneid.adapters.dynamodb.own_writes``)."""
         from phoneid.adapters.aws import new_client
+        from phoneid.adapters.dynamodb.own_writes import OwnWrites
 
-        return new_client("dynamodb")
+        return OwnWrites(new_client("dynamodb"))
 
     @cached_property
     def kms(self) -> Any:
