@@ -49,7 +49,7 @@ class Dev:
                 self.process.wait()
 
 
-def start_dev(directory: Path) -> Dev:
+def start_dev(directory: Path, code: dict[str, str] | None = None) -> Dev:
     """``phoneid dev`` on free ports (HTTP, moto, SFTP), its output in ``dev.log``."""
     import httpx
 
@@ -59,6 +59,7 @@ def start_dev(directory: Path) -> Dev:
         **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PHONEID_", "MOTO_"))},
         "PHONEID_DEV_STATE": str(state_file),
         "PHONEID_SFTP_PORT": "0",
+        **(code or {}),
     }
     log = directory / "dev.log"
     with log.open("wb") as sink:
