@@ -67,7 +67,7 @@ def start_dev(directory: Path, code: dict[str, str] | None = None) -> Dev:
             [str(BIN / "phoneid"), "dev", "--port", str(port)], env=env, stdout=sink, stderr=subprocess.STDOUT
         )
     base_url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # a shared, busy machine may take minutes
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"phoneid dev exited: {log.read_text()}")
@@ -78,4 +78,4 @@ def start_dev(directory: Path, code: dict[str, str] | None = None) -> Dev:
             pass
         time.sleep(0.2)
     process.kill()
-    raise RuntimeError("phoneid dev did not start listening within 120 s")
+    raise RuntimeError("phoneid dev did not start listening within 300 s")
