@@ -85,6 +85,7 @@ def run(rows: int, keep: bool, timeout: float, tree: Path | None = None, label: 
 
         from phoneid import bootstrap
         from phoneid.domain.connect import batch_id_of, download_key, errors_file_name, output_file_name
+        from phoneid.domain.errors import PhoneIdError
 
         bootstrap.reset()
         container = bootstrap.container()
@@ -117,7 +118,11 @@ def run(rows: int, keep: bool, timeout: float, tree: Path | None = None, label: 
         deadline = time.monotonic() + timeout
         batch, shown, progress = None, "", time.monotonic() + 60
         while time.monotonic() < deadline:
-            batch = states.get(batch_id)
+            try:
+                batch = states.get(batch_id)
+            except PhoneIdError:  # a busy machine's local stack may not answer a read in time: ask again
+                time.sleep(0.5)
+                continue
             if batch is not None:
                 line = f"{batch.state.value} {dict(batch.counts or {}).get('valid', '')}"
                 if line != shown:
