@@ -33,6 +33,12 @@ Functions, all of them in one process), not a prediction of the time in AWS.
 
     .venv/bin/python bench/connect.py [--rows N] [--keep]     # N defaults to 800,000
     .venv/bin/python bench/connect.py --profile [--rows N]    # cProfile of verify_chunk (20,000 rows)
+    .venv/bin/python bench/connect.py --rows N --baseline REV  # REV's package first, then this one
+
+With ``--baseline REV`` the same file goes through a local stack running the domain package as it was at
+git revision REV (checked out into a temporary worktree; this checkout's devkit and dependencies), then
+through one running this checkout's, one after the other in one session, each with its own floor; the
+last lines compare the two ratios, which is what to read on a shared machine.
 """
 
 from __future__ import annotations
@@ -44,8 +50,9 @@ import _setup  # noqa: F401 - first: the import path and the fake AWS environmen
 
 # isort: split
 
+from bench.connect_bench.baseline import checkout
 from bench.connect_bench.profiling import profile
-from bench.connect_bench.run import run
+from bench.connect_bench.run import FINISHED, run
 
 
 def main() -> int:
@@ -61,10 +68,22 @@ def main() -> int:
         help="cProfile the steps in this process instead (default 20,000 rows)",
     )
     parser.add_argument("--top", type=int, default=30, help="functions listed by --profile")
+    parser.add_argument("--baseline", metavar="REV", help="first run the same file at git revision REV")
     args = parser.parse_args()
     if args.profile:
         return profile(args.rows if "--rows" in sys.argv else 20_000, args.top)
-    return run(args.rows, args.keep, args.timeout)
+    if not args.baseline:
+        return run(args.rows, args.keep, args.timeout)
+    with checkout(args.baseline) as tree:
+        before = run(args.rows, args.keep, args.timeout, tree, f"{args.baseline} (a temporary worktree)")
+    now = run(args.rows, args.keep, args.timeout)
+    print()
+    for label, rows, end_to_end, floor in FINISHED:
+        print(
+            f"{label:<40} {rows:,} rows  {end_to_end:8.1f} s  floor {floor:6.1f} s  "
+            f"ratio {end_to_end / floor:5.1f} x  {rows / end_to_end:6.0f} rows/s"
+        )
+    return before or now
 
 
 if __name__ == "__main__":

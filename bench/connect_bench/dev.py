@@ -49,7 +49,7 @@ class Dev:
                 self.process.wait()
 
 
-def start_dev(directory: Path) -> Dev:
+def start_dev(directory: Path, code: dict[str, str] | None = None) -> Dev:
     """``phoneid dev`` on free ports (HTTP, moto, SFTP), its output in ``dev.log``."""
     import httpx
 
@@ -59,6 +59,7 @@ def start_dev(directory: Path) -> Dev:
         **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PHONEID_", "MOTO_"))},
         "PHONEID_DEV_STATE": str(state_file),
         "PHONEID_SFTP_PORT": "0",
+        **(code or {}),
     }
     log = directory / "dev.log"
     with log.open("wb") as sink:
@@ -66,7 +67,7 @@ def start_dev(directory: Path) -> Dev:
             [str(BIN / "phoneid"), "dev", "--port", str(port)], env=env, stdout=sink, stderr=subprocess.STDOUT
         )
     base_url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # a shared, busy machine may take minutes
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"phoneid dev exited: {log.read_text()}")
@@ -77,4 +78,4 @@ def start_dev(directory: Path) -> Dev:
             pass
         time.sleep(0.2)
     process.kill()
-    raise RuntimeError("phoneid dev did not start listening within 120 s")
+    raise RuntimeError("phoneid dev did not start listening within 300 s")

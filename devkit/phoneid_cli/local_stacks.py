@@ -22,7 +22,8 @@ from phoneid_cli.errors import START_LOCAL, CommandError
 def local_url(value: str) -> str:
     """``--local``'s value: a port of this machine or the URL of a local stack."""
     text = value.strip().rstrip("/")
-    if text.isdigit() and 0 < int(text) < 65536:
+    # ASCII digits only, and few: int() refuses '²' (a digit to str.isdigit) and 4,300 digits or more
+    if text.isascii() and text.isdigit() and len(text) <= 5 and 0 < int(text) < 65536:
         return f"http://127.0.0.1:{int(text)}"
     parts = urlsplit(text)
     if parts.scheme in ("http", "https") and parts.hostname and parts.path in ("", "/"):

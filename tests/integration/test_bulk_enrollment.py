@@ -13,7 +13,7 @@ import pytest
 from phoneid.adapters.dynamodb.enrollments.store import DynamoEnrollmentStore
 from phoneid.adapters.kms import KmsPiiCipher
 from phoneid.domain.clients import Caller, Solution
-from phoneid.domain.enrollment import Action, IdentityAttribute, Pii, Status
+from phoneid.domain.enrollment import ROSTER_LIMIT, Action, IdentityAttribute, Pii, Status
 from phoneid.domain.errors import InternalError
 from phoneid.services.identity_manager import Enrolled, Enrollee, IdentityManager
 from tests.harness import Api
@@ -251,3 +251,46 @@ def test_a_disenrolled_customer_is_enrolled_anew_in_bulk(api: Api, caller: Calle
     # Then it is a new identity
     assert again.existed is False
     assert again.service_id != first.service_id
+
+
+def test_a_full_roster_leaves_its_numbers_new_identities_in_bulk_not_one_by_one(
+    api: Api, caller: Caller
+) -> None:
+    # Given a number with as many of the client's identities as its roster holds, and one with room
+    # for two more
+    manager = api.container.identity_manager
+    full, nearly = new_number(), new_number()
+    enrolled(manager.enroll_many(caller, [Enrollee(full, f"full-{n}", Pii()) for n in range(ROSTER_LIMIT)]))
+    enrolled(
+        manager.enroll_many(caller, [Enrollee(nearly, f"near-{n}", Pii()) for n in range(ROSTER_LIMIT - 2)])
+    )
+    calls = Calls(api.container.kms, api.container.dynamodb)
+
+    # When a chunk enrolls 30 new customers on each of them
+    people = [Enrollee(phone, f"more-{phone}-{n}", person(n)) for phone in (full, nearly) for n in range(30)]
+    outcomes = enrolled(manager.enroll_many(caller, people))
+
+    # Then each is a new identity, written together (100 items a transaction: 49 identities with their
+    # places and two rosters, then 11): the first transaction refused on the rosters, their room
+    # read, that group written again with the two that fit, and the next one without a roster
+    assert [o.existed for o in outcomes] == [False] * 60
+    assert calls.names == {
+        "kms GenerateDataKey": 1,
+        "dynamodb BatchGetItem": 2,  # the 60 places; the two rosters' room
+        "dynamodb TransactWriteItems": 3,
+    }
+    roster = {
+        item["pk"]["S"]: item["serviceIds"]["SS"]
+        for item in api.table_items("EnrollmentsTable")
+        if item["kind"]["S"] == "roster"
+    }
+    assert len(roster[f"{caller.client_id}#roster#{full}"]) == ROSTER_LIMIT
+    near = roster[f"{caller.client_id}#roster#{nearly}"]
+    assert {outcomes[30].service_id, outcomes[31].service_id} <= set(near)
+    assert len(near) == ROSTER_LIMIT
+    # and every new identity is stored, with its PII
+    store = api.container.enrollment_store
+    for n in (0, 29, 31, 59):
+        identity = store.get(caller.client_id, outcomes[n].service_id)
+        assert identity is not None
+        assert identity.pii == people[n].pii

@@ -4,6 +4,7 @@ that is gone is said and removed."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 
 from phoneid.config import Settings
 from phoneid_cli.commands.connect import sftp_address
+from phoneid_cli.local_stacks import local_url
 from phoneid_cli.main import main, parser
 from phoneid_cli.targets import Context, Target
 from phoneid_dev.emulation import free_port
@@ -282,3 +284,11 @@ def test_the_help_shows_what_local_takes(capsys: pytest.CaptureFixture[str]) -> 
     assert "--local [PORT|URL]" in shown
     assert "alone, the last one started here (make dev)" in shown
     assert "with a port or URL (3101, http://127.0.0.1:3101), the one there" in shown
+
+
+@pytest.mark.parametrize("written", ["²", "١٢٣", "3" * 5000, "0" * 5000 + "3101"])
+def test_a_local_port_of_other_digits_or_thousands_of_them_is_refused_with_its_message(written: str) -> None:
+    # Given --local's value written in digits int() refuses, or more digits than it reads
+    # When parsed / Then it is refused with the option's own message, not a ValueError
+    with pytest.raises(argparse.ArgumentTypeError, match="is not a port or URL of a local stack"):
+        local_url(written)

@@ -388,6 +388,12 @@ BINARY = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe\xfd" * 20
         (FILE, f"H,{ENROLL_KEY},verifiedUser\nD,+12025550101,Noor,Haddad\n", Rejection.TRAILER_MISSING),
         (FILE, batch_file("D,+12025550101,Noor,Haddad", count=2), Rejection.TRAILER_COUNT_MISMATCH),
         (FILE, batch_file("D,+12025550101,Noor,Haddad", count=0), Rejection.TRAILER_COUNT_MISMATCH),
+        # a count past Python's 4,300-digit limit of int(): rejected as a count, not a failed batch
+        (
+            FILE,
+            f"H,{ENROLL_KEY},verifiedUser\nD,+12025550101,Noor,Haddad\nT,{'9' * 5000}\n",
+            Rejection.TRAILER_COUNT_MISMATCH,
+        ),
         (FILE, batch_file("D,+12025550101,Noor,Haddad", kind="humanAssurance"), Rejection.TYPE_MISMATCH),
         (FILE, BINARY, Rejection.CONTENT_UNREADABLE),
         (FILE, "Dear team,\nplease find our customers attached.\n", Rejection.NOT_CSV),

@@ -216,6 +216,11 @@ def test_missing_trailing_fields_are_empty_and_extra_fields_ignored() -> None:
         (f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\n", Rejection.TRAILER_MISSING, None),
         (f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT,2\n", Rejection.TRAILER_COUNT_MISMATCH, 3),
         (f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT,0\n", Rejection.TRAILER_COUNT_MISMATCH, 3),
+        (
+            f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT,{'9' * 5000}\n",
+            Rejection.TRAILER_COUNT_MISMATCH,
+            3,
+        ),
         (f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT,one\n", Rejection.TRAILER_INVALID, 3),
         (f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT\n", Rejection.TRAILER_INVALID, 3),
         (f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT,1\nD,+1,A,B\n", Rejection.TRAILER_NOT_LAST, 4),
@@ -243,6 +248,22 @@ def test_each_broken_file_is_rejected_with_its_reason(text: str, reason: Rejecti
     assert rejected.line == line
     assert rejected.message.startswith(reason.message)
     assert ENROLL_KEY not in rejected.message
+
+
+def test_a_trailer_count_of_thousands_of_digits_is_a_mismatch_said_in_a_short_message() -> None:
+    # Given a trailer whose count has more digits than Python's int() reads (4,300)
+    text = f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT,{'12345' * 1000}\n"
+
+    # When read / Then the file is rejected as a count that differs, its count described, not repeated
+    rejected = rejection(text)
+    assert rejected.reason == Rejection.TRAILER_COUNT_MISMATCH
+    assert "The trailer says a number of 5000 digits; the file has 1." in rejected.message
+
+
+def test_a_trailer_count_with_thousands_of_leading_zeros_is_still_its_count() -> None:
+    # Given a trailer of 1 written with 5,000 leading zeros / When read / Then the file is read
+    rows, _ = read(f"H,{ENROLL_KEY},verifiedUser\nD,+12025550142,A,B\nT,{'0' * 5000}1\n")
+    assert rows == [DetailRow(2, "+12025550142", "A", "B")]
 
 
 def test_bytes_that_are_not_utf8_are_unreadable() -> None:

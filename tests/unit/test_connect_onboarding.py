@@ -552,7 +552,12 @@ def test_a_urls_lifetime_is_a_number_and_a_unit(written: str, seconds: int) -> N
     assert url_lifetime(written) == timedelta(seconds=seconds)
 
 
-@pytest.mark.parametrize("written", ["", "h", "1w", "-5m", "1.5h", "one day"])
+@pytest.mark.parametrize(
+    "written",
+    # '²' is a digit to str.isdigit() that int() refuses; 5,000 digits are past int()'s limit; a
+    # hundred billion days past timedelta's
+    ["", "h", "1w", "-5m", "1.5h", "one day", "²h", "9" * 5000, "99999999999d"],
+)
 def test_anything_else_is_not_a_lifetime(written: str) -> None:
     from argparse import ArgumentTypeError
 

@@ -9,6 +9,8 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from phoneid_dev.console_page.feed import ConsoleFeed
 from phoneid_dev.template import Route
 
@@ -306,3 +308,49 @@ def test_a_unified_flow_is_decided_by_its_status_and_a_verification_by_its_own_a
         [9003],
     )
     assert watched.today() == {"date": "2026-11-26", "passed": 1, "failed": 1, "byReason": {"9003": 1}}
+
+
+class _Sources:
+    """What the feed route asks of the stack: the snapshot after a sequence number, recorded."""
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def snapshot(self, after: int) -> dict[str, Any]:
+        self.asked.append(after)
+        return {"after": after}
+
+
+@pytest.mark.parametrize(("after", "read"), [("4", 4), ("²", 0), ("١٢", 0), ("9" * 5000, 0), ("x", 0)])
+def test_the_feeds_after_is_a_sequence_number_or_the_start(after: str, read: int) -> None:
+    # Given the console's routes / When the page asks for the feed after digits int() refuses, or
+    # more of them than it reads
+    from starlette.applications import Starlette
+    from starlette.testclient import TestClient
+
+    from phoneid_dev.console_page.routes import ConsoleRoutes
+
+    sources = _Sources()
+    client = TestClient(Starlette(routes=ConsoleRoutes(sources).routes()))  # type: ignore[arg-type]
+    answer = client.get("/_local/console/feed", params={"after": after})
+
+    # Then the feed answers from the start, where it failed with a ValueError (500)
+    assert answer.status_code == 200
+    assert sources.asked == [read]
+
+
+@pytest.mark.parametrize("code", ["²²²²", "8" * 5000])
+def test_an_answers_code_in_digits_int_refuses_is_no_code_of_the_api(code: str) -> None:
+    from phoneid_dev.console_page.reading import error_code, reason_codes
+
+    # Given an answer whose code is digits to str.isdigit() that int() refuses, or too many of them
+    # When read / Then it is no code of the API's, where reading it raised ValueError
+    assert error_code(400, {"code": code}) is None
+    assert reason_codes([code, "9135"]) == {9135}
+
+
+@pytest.mark.parametrize(("count", "read"), [("3", 3), ("²", 1), ("9" * 5000, 1)])
+def test_a_dead_letters_receive_count_int_refuses_counts_one(count: str, read: int) -> None:
+    from phoneid_dev.console_page.panels import _receive_count
+
+    assert _receive_count({"Attributes": {"ApproximateReceiveCount": count}}) == read

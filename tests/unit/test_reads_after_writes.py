@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from phoneid.adapters.dynamodb.enrollments.bulk import BulkEnrollment
+from phoneid.adapters.dynamodb.enrollments.bulk import BulkEnrollment, _Free
 from phoneid.adapters.dynamodb.enrollments.items import Cancelled, EnrollmentTable
 from phoneid.domain.clients import Caller, Solution
 from phoneid.domain.enrollment import ROSTER_LIMIT, Enrollment, Pii, new_service_id
@@ -132,22 +132,40 @@ def enrollment(phone: str, customer: str) -> Enrollment:
     )
 
 
-def test_a_group_writes_one_roster_per_number_and_a_refused_roster_names_that_numbers_identities() -> None:
+def test_a_group_writes_one_roster_per_number_and_a_refused_roster_names_that_number_alone() -> None:
     # Given three enrollments, two of them of one number
     group = [enrollment(PHONE, "a"), enrollment("+12025550124", "b"), enrollment(PHONE, "c")]
     # and a transaction DynamoDB cancels on the first roster (items: 3 x 2, then the rosters)
     refusing = _RefusingTable(["None"] * 6 + ["ConditionalCheckFailed", "None"])
 
     # When the group is written
-    refused = BulkEnrollment(refusing, lambda e: (e, True))._create_group([(e, None) for e in group])
+    refused, rosters = BulkEnrollment(refusing, lambda e: (e, True))._create_group(
+        group, [_Free(n) for n in range(3)], dict.fromkeys(range(3)), {}
+    )
 
     # Then the transaction held one roster per number, with that number's identities
-    rosters = [item["Update"] for item in refusing.written[0][6:]]
-    assert [r["Key"]["pk"]["S"] for r in rosters] == [
+    written = [item["Update"] for item in refusing.written[0][6:]]
+    assert [r["Key"]["pk"]["S"] for r in written] == [
         f"client-a#roster#{PHONE}",
         "client-a#roster#+12025550124",
     ]
-    assert rosters[0]["ExpressionAttributeValues"][":ids"]["SS"] == [group[0].service_id, group[2].service_id]
-    assert rosters[0]["ExpressionAttributeValues"][":room"]["N"] == str(ROSTER_LIMIT - 2)
-    # and the refused roster sends its number's two enrollments one by one, not the other
-    assert refused == {0, 2}
+    assert written[0]["ExpressionAttributeValues"][":ids"]["SS"] == [group[0].service_id, group[2].service_id]
+    assert written[0]["ExpressionAttributeValues"][":room"]["N"] == str(ROSTER_LIMIT - 2)
+    # and the refused roster names its number, no identity: the group is written again, not one by one
+    assert refused == set()
+    assert rosters == {("client-a", PHONE)}
+
+
+def test_a_roster_with_room_for_one_takes_the_first_of_its_numbers_identities() -> None:
+    # Given two enrollments of a number whose roster has room for one
+    group = [enrollment(PHONE, "a"), enrollment(PHONE, "b")]
+    refusing = _RefusingTable(["None"] * 5)
+
+    # When the group is written
+    BulkEnrollment(refusing, lambda e: (e, True))._create_group(
+        group, [_Free(0), _Free(1)], dict.fromkeys(range(2)), {("client-a", PHONE): 1}
+    )
+
+    # Then the roster gets the first, as enrolling one after another would
+    [roster] = [item["Update"] for item in refusing.written[0][4:]]
+    assert roster["ExpressionAttributeValues"][":ids"]["SS"] == [group[0].service_id]

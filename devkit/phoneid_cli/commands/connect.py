@@ -26,9 +26,13 @@ def url_lifetime(value: str) -> timedelta:
     text = value.strip().lower()
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     number, unit = (text[:-1], text[-1]) if text[-1:] in units else (text, "s")
-    if not number.isdigit():
-        raise argparse.ArgumentTypeError(f"{value!r} is not a duration such as 15m, 24h or 7d")
-    return timedelta(seconds=int(number) * units[unit])
+    refused = argparse.ArgumentTypeError(f"{value!r} is not a duration such as 15m, 24h or 7d")
+    if not (number.isascii() and number.isdigit()):  # str.isdigit() alone takes '²', which int() refuses
+        raise refused
+    try:  # past 4,300 digits int() raises ValueError; past a billion days timedelta, OverflowError
+        return timedelta(seconds=int(number) * units[unit])
+    except (ValueError, OverflowError):
+        raise refused from None
 
 
 def register(commands: Any) -> None:

@@ -144,4 +144,4 @@ class WebhookAttempts:
 
 def _receive_count(message: Mapping[str, Any]) -> int:
     count = str((message.get("Attributes") or {}).get("ApproximateReceiveCount", "1"))
-    return int(count) if count.isdigit() else 1
+    return int(count) if count.isascii() and count.isdigit() and len(count) <= 18 else 1

@@ -48,7 +48,7 @@ def error_code(status: int, answer: Mapping[str, Any]) -> int | None:
     if status < 400 or isinstance(code, bool) or not isinstance(code, int | str):
         return None
     text = str(code)
-    if not text.isdigit() or len(text) != 4:
+    if not (text.isascii() and text.isdigit()) or len(text) != 4:
         return None
     return int(text) if text.startswith("8") or int(text) in REASONS else None
 
@@ -127,7 +127,7 @@ def reason_codes(found: Any) -> set[int]:
     codes = set()
     for code in found:
         text = str(code)
-        if text.isdigit() and int(text) in REASONS:
+        if text.isascii() and text.isdigit() and len(text) == 4 and int(text) in REASONS:
             codes.add(int(text))
     return codes
 

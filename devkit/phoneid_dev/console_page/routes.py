@@ -104,5 +104,7 @@ class ConsoleRoutes:
 
     async def feed(self, request: Request) -> Response:
         after = request.query_params.get("after", "0")
-        snapshot = await run_in_threadpool(self._sources.snapshot, int(after) if after.isdigit() else 0)
+        # ASCII digits, and few: int() refuses '²' (a digit to str.isdigit) and 4,300 digits or more
+        seen = int(after) if after.isascii() and after.isdigit() and len(after) <= 18 else 0
+        snapshot = await run_in_threadpool(self._sources.snapshot, seen)
         return JSONResponse(snapshot, headers={"Cache-Control": "no-store"})

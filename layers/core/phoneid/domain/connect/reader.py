@@ -31,7 +31,7 @@ class BatchFileReader:
         if first is None:
             raise FileRejected(Rejection.FILE_EMPTY)
         self._check_header(first)
-        trailer: tuple[int, int] | None = None
+        trailer: tuple[int, str] | None = None
         for line, fields, too_long in records:
             kind = fields[0].strip().upper()
             if trailer is not None:
@@ -52,10 +52,11 @@ class BatchFileReader:
         if trailer is None:
             raise FileRejected(Rejection.TRAILER_MISSING)
         line, count = trailer
-        if count != self.detail_rows:
+        if count != str(self.detail_rows):
+            said = count if len(count) <= _SHOWN_DIGITS else f"a number of {len(count)} digits"
             raise FileRejected(
                 Rejection.TRAILER_COUNT_MISMATCH,
-                f"The trailer says {count}; the file has {self.detail_rows}.",
+                f"The trailer says {said}; the file has {self.detail_rows}.",
                 line=line,
             )
 
@@ -82,8 +83,15 @@ def _enroll_key_matches(key: str, stored: str) -> bool:
         return False
 
 
-def _trailer_count(line: int, fields: list[str]) -> int:
+# A count longer than this is described, not repeated, in the rejection's message.
+_SHOWN_DIGITS = 20
+
+
+def _trailer_count(line: int, fields: list[str]) -> str:
+    """The trailer's Number of Records in decimal digits, without leading zeros. Compared as text,
+    never ``int()``: past 4,300 digits Python's ``int()`` raises ``ValueError``, which ended the batch
+    ``failed`` where the count is simply not the file's."""
     text = fields[1].strip() if len(fields) > 1 else ""
     if not text.isascii() or not text.isdigit():
         raise FileRejected(Rejection.TRAILER_INVALID, line=line)
-    return int(text)
+    return text.lstrip("0") or "0"
