@@ -1,4 +1,4 @@
-"""The licence check's reading of package metadata and its verdicts (tools/licences.py,
+"""The licence check's reading of package metadata and its verdicts (tools/licences/,
 docs/adr/0114-the-licences-dependencies-may-carry.md): what pip-licenses and license-checker report,
 normalised to SPDX, judged against an allow-list, each refusal naming the package and what to do."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tools.licences import (
+from tools.licences.judging import (
     Allowed,
     Clarified,
     Licence,

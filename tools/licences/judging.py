@@ -1,38 +1,18 @@
-"""The licence of every dependency the gate installs and of everything the layer ships, against an
-allow-list of open-source licences (docs/adr/0114-the-licences-dependencies-may-carry.md).
-
-``python -m tools.licences`` checks .venv, checkov's virtualenv and node_modules; ``--layer PATH`` also
-the layer ``sam build`` made (`make licences` does both). Maintained tools read the packages:
-pip-licenses for Python, license-checker-rseidelsohn for npm. This module only reads what they report
-as SPDX licence expressions and judges each against ``tools/licences.toml``:
-
-- a package's metadata says its licence in one of several ways: a ``License-Expression`` (SPDX), a
-  ``License:`` field holding an SPDX id, a free name ("Apache 2.0", "MIT License") or the whole licence
-  text, or only trove classifiers; npm's ``license`` field, or license-checker's guess from the
-  licence file (marked ``*``). What names one licence without doubt is normalised to its SPDX id;
-  anything else (a classifier with no version, "BSD", several classifiers, a guess) is unclear, and
-  the package needs an entry in ``[[clarified]]``: the licence its licence file states and why;
-- a licence expression is allowed where each ``AND`` operand is, and one ``OR`` alternative is enough;
-- each scope (``tools``: what the gate runs; ``layer``: what Lambda runs) has its own list, and an
-  ``[[allowed]]`` entry lets one named package carry a licence its scope's list lacks, with a reason.
-"""
+"""What a package's metadata says its licence is, as an SPDX expression, and whether its scope allows
+it (tools/licences.toml)."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
-import subprocess
-import sys
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.licenses import InvalidLicenseExpression, canonicalize_license_expression
 from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 POLICY = ROOT / "tools" / "licences.toml"
 POLICY_NAME = "tools/licences.toml"
 ADR = "docs/adr/0114-the-licences-dependencies-may-carry.md"
@@ -353,126 +333,3 @@ def _check_entry(path: Path, table: str, entry: dict[str, object]) -> None:
         )
     if not str(entry.get("reason", "")).strip():
         raise ValueError(f"{path.name}: [[{table}]] {name}: say why (reason)")
-
-
-# --- what the tools report -------------------------------------------------------------------------
-
-PIP_LICENSES = ["--from=all", "--format=json", "--with-system", "--with-license-file"]
-
-
-def python_environment(python: Path, where: str) -> list[Package]:
-    """Every distribution the interpreter ``python`` sees (its virtualenv), as pip-licenses reads it."""
-    ran = _run([sys.executable, "-m", "piplicenses", f"--python={python}", *PIP_LICENSES])
-    return _python_packages(json.loads(ran), where)
-
-
-# pip-licenses reads the distributions on an interpreter's sys.path (``--python``). The layer has no
-# interpreter here (its wheels are CPython 3.13 for arm64), and pip-licenses empties PYTHONPATH for the
-# interpreter it asks; so its own command runs with sys.path set to the layer alone (json, which it
-# imports late, imported before).
-_ONLY_THE_LAYER = "import json, sys, piplicenses; sys.path[:] = [sys.argv.pop(1)]; piplicenses.main()"
-
-
-def layer(path: Path, where: str = "the layer") -> list[Package]:
-    """Every distribution the built layer ships, as pip-licenses reads it."""
-    ran = _run([sys.executable, "-c", _ONLY_THE_LAYER, str(path), *PIP_LICENSES])
-    return _python_packages(json.loads(ran), where)
-
-
-def _python_packages(rows: Iterable[dict[str, str]], where: str) -> list[Package]:
-    return [
-        Package(
-            ecosystem="python",
-            name=row["Name"],
-            version=row["Version"],
-            where=where,
-            expression=row.get("License-Expression"),
-            declared=row.get("License-Metadata"),
-            classifiers=tuple(
-                each for each in row.get("License-Classifier", "").split("; ") if each and each != UNKNOWN
-            ),
-            licence_file=row["LicenseFile"] if _has_text(row) else None,
-        )
-        for row in rows
-    ]
-
-
-def _has_text(row: dict[str, str]) -> bool:
-    return row.get("LicenseText", UNKNOWN) != UNKNOWN
-
-
-def npm(root: Path, where: str = "node_modules") -> list[Package]:
-    """Every package installed under ``root``'s node_modules, as license-checker-rseidelsohn reads it."""
-    checker = ROOT / "node_modules" / ".bin" / "license-checker-rseidelsohn"
-    ran = _run([str(checker), "--start", str(root), "--json", "--excludePrivatePackages"])
-    packages = []
-    for spec, row in json.loads(ran).items():
-        name, _, version = spec.rpartition("@")
-        reported = row.get("licenses")
-        if isinstance(reported, list):  # the old "licenses" array: which of them applies is not said
-            reported = " / ".join(reported)
-        packages.append(
-            Package("npm", name, version, where, expression=reported, licence_file=row.get("licenseFile"))
-        )
-    return packages
-
-
-def _run(command: list[str]) -> str:
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)  # noqa: S603
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command[:3])} ... failed:\n{done.stderr}")
-    return done.stdout
-
-
-# --- the command -----------------------------------------------------------------------------------
-
-
-def check(found: dict[str, tuple[str, list[Package]]], policy: Policy) -> list[str]:
-    """Every refusal over the environments ``found`` (name: its scope and its packages)."""
-    refusals = []
-    for scope, packages in found.values():
-        refusals += [v.refusal for v in (judge(p, scope, policy) for p in packages) if v.refusal]
-    return refusals
-
-
-def layer_without_texts(path: Path, packages: Iterable[Package] | None = None) -> list[str]:
-    """What the layer at ``path`` ships without its licence text: each distribution's (LICENSE,
-    COPYING… in its dist-info, where pip installs them) and PhoneID's own (PHONEID-LICENSE)."""
-    missing = [
-        f"{package.name} {package.version} (in the layer): ships no licence text; layers/core/Makefile must "
-        "keep its dist-info's licence files"
-        for package in (layer(path) if packages is None else packages)
-        if package.licence_file is None
-    ]
-    if not (path / "PHONEID-LICENSE").is_file():
-        missing.append("no PHONEID-LICENSE in the layer: layers/core/Makefile copies it; make template")
-    return missing
-
-
-def main(arguments: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.licences", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--layer", type=Path, help="also the layer sam build made (its python/ folder)")
-    options = parser.parse_args(arguments)
-    policy = load_policy()
-    found: dict[str, tuple[str, list[Package]]] = {
-        ".venv": ("tools", python_environment(ROOT / ".venv" / "bin" / "python", ".venv")),
-        ".venv/checkov": ("tools", python_environment(ROOT / ".venv/checkov/bin/python", ".venv/checkov")),
-        "node_modules": ("tools", npm(ROOT)),
-    }
-    if options.layer is not None:
-        found["the layer"] = ("layer", layer(options.layer))
-    refusals = check(found, policy)
-    if options.layer is not None:
-        refusals += layer_without_texts(options.layer, found["the layer"][1])
-    counted = ", ".join(f"{len(packages)} in {where}" for where, (_, packages) in found.items())
-    if refusals:
-        print(f"licences: {len(refusals)} refused, of {counted}:", file=sys.stderr)
-        for refusal in refusals:
-            print(f"- {refusal}", file=sys.stderr)
-        return 1
-    print(f"licences: every package allowed ({counted}; {POLICY_NAME})")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
