@@ -63,8 +63,9 @@ SECRET = RealGrant(
     "secretsmanager:PutSecretValue",
 )
 TOKEN_KEYS = RealGrant("AuthorizerFunction", "dynamodb:BatchGetItem", "TokenKeysTable", "dynamodb:Scan")
-GRANTS = [SESSIONS_PUT, PII_DECRYPT, CONNECT_KEY, LIST_WORK, TOKEN_KEYS]
-CONDITIONED = [PII_DECRYPT, CONNECT_KEY, LIST_WORK, TOKEN_KEYS]
+SEND_EMAIL = RealGrant("ConnectDeliverFunction", "ses:SendEmail", "ConnectEmailSender", "ses:SendRawEmail")
+GRANTS = [SESSIONS_PUT, PII_DECRYPT, CONNECT_KEY, LIST_WORK, TOKEN_KEYS, SEND_EMAIL]
+CONDITIONED = [PII_DECRYPT, CONNECT_KEY, LIST_WORK, TOKEN_KEYS, SEND_EMAIL]
 
 
 @cache
@@ -180,13 +181,13 @@ def test_a_condition_dropped_fails_naming_the_grant(grant: RealGrant) -> None:
 def test_a_condition_key_the_action_does_not_support_fails_naming_the_grant(grant: RealGrant) -> None:
     def add_key(statement: dict[str, Any]) -> dict[str, Any]:
         condition = copy.deepcopy(statement.get("Condition") or {})
-        condition.setdefault("StringEquals", {})["ses:FromAddress"] = "connect@phoneid.invalid"
+        condition.setdefault("StringEquals", {})["ec2:InstanceType"] = "t4g.nano"
         return {**statement, "Condition": condition}
 
     lines = new_lines(mutated(grant, add_key))
 
     assert any(
-        f"{grant.function}  {grant.action}  " in line and "condition key ses:FromAddress is not one" in line
+        f"{grant.function}  {grant.action}  " in line and "condition key ec2:InstanceType is not one" in line
         for line in lines
     ), lines
 

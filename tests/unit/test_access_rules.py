@@ -141,6 +141,22 @@ def test_a_kms_grant_with_no_condition_binding_it_to_its_use_fails() -> None:
     ]
 
 
+def test_an_ses_send_with_no_condition_naming_its_sender_fails() -> None:
+    # The identity's ARN may be the sender's domain, which any address of it sends as
+    domain = {"Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/example.com"}
+
+    assert static(allow("ses:SendEmail", domain, StringEquals={"ses:FromAddress": "batch@example.com"})) == []
+    assert static(allow("ses:SendEmail", domain)) == [
+        "StoreFunction  ses:SendEmail  on identity/example.com: no ses:FromAddress condition names its sender"
+    ]
+    assert static(
+        allow("ses:SendEmail", domain, StringEqualsIfExists={"ses:FromAddress": "batch@example.com"})
+    ) == [
+        "StoreFunction  ses:SendEmail  on identity/example.com: no ses:FromAddress condition names its "
+        "sender (it has: StringEqualsIfExists ses:FromAddress ['batch@example.com'])"
+    ]
+
+
 def test_a_kms_condition_that_holds_when_the_key_is_absent_does_not_bind() -> None:
     key = {"Fn::GetAtt": "Key.Arn"}
 

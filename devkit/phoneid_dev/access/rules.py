@@ -13,6 +13,8 @@ of its Conditions:
 - **unbound KMS**: a ``kms:`` grant of an action whose requests carry an encryption context, with no
   ``kms:EncryptionContext:...`` nor ``kms:ViaService`` condition (``...IfExists`` and
   ``ForAllValues:`` do not bind: they hold when the key is absent).
+- **unbound sender**: an SES send without a ``ses:FromAddress`` condition: the identity's ARN names a
+  domain as well as an address, and only the condition keeps a role to its one sender.
 - **condition key**: a condition key the action does not support (global ``aws:`` keys aside); an
   action the dataset does not know.
 - **dropped condition**: a grant with fewer condition keys than another role's grant of the same
@@ -54,12 +56,16 @@ WIDE = "wide"
 UNBOUND_KMS = "unbound-kms"
 CONDITION_KEY = "condition-key"
 DROPPED = "dropped-condition"
+UNBOUND_SENDER = "unbound-sender"
 TITLES = {
     WIDE: "Grants wider than the resources their calls use",
     UNBOUND_KMS: "KMS grants not bound to their use by a condition",
     CONDITION_KEY: "Grants with a condition key their action does not support or their requests never carry",
     DROPPED: "Grants without a condition another role keeps on the same action and resource",
+    UNBOUND_SENDER: "SES grants not bound to their sender by a ses:FromAddress condition",
 }
+# The actions that send as an SES identity: a grant of one names its sender in ses:FromAddress.
+_SENDS = {"ses:sendemail", "ses:sendrawemail", "ses:sendtemplatedemail", "ses:sendbulkemail"}
 _SAMPLES = 40  # resources of one grant probed: its calls' first ones
 
 
@@ -134,6 +140,13 @@ def _statement_findings(statement: Statement) -> Iterator[Finding]:
             )
             for resource in written:
                 yield finding(UNBOUND_KMS, detail, resource)
+        sends = [a for a in actions if a.lower() in _SENDS]
+        if sends and not any(key.lower() == "ses:fromaddress" and not _qualified(op) for op, key in keys):
+            detail = "no ses:FromAddress condition names its sender" + (
+                f" (it has: {condition})" if condition else ""
+            )
+            for resource in written:
+                yield finding(UNBOUND_SENDER, detail, resource)
         if not any(reference.resource_types(a) for a in actions):
             continue  # AWS offers the action on "*" only
         for resource in written:
