@@ -104,6 +104,13 @@ TARGETS = (
         why="the authorizers' checks: bearer syntax, token kind, lifetime cap, the client's state",
     ),
     Target(
+        "body-limit",
+        "api/http.py",
+        ("tests/unit/test_body_limit.py",),
+        functions=("MAX_BODY_BYTES", "_byte_size", "_check_json_body", "parse_form"),
+        why="the 4,096-byte body limit, in bytes, and the JSON and form bodies the edge reads",
+    ),
+    Target(
         "idempotency",
         "domain/idempotency.py",
         ("tests/unit/test_idempotency.py",),
