@@ -145,7 +145,7 @@ def test_lookup_right_after_a_change_or_a_disenroll_sees_it(api: Api, alice: Ide
         assert sorted(indexed(api, alice.integrator.client_id, phone)) == sorted([kept, gone])
         # and once the last one is disenrolled the number is 8011
         alice.disenroll(kept)
-        assert (alice.lookup(phone).status, alice.lookup(phone).json()["code"]) == (404, 8011)
+        assert (alice.lookup(phone).status, alice.lookup(phone).json().get("code")) == (404, 8011)
 
 
 def test_a_lookup_while_the_index_lags_never_shows_another_clients_identity(
