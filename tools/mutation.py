@@ -113,7 +113,7 @@ TARGETS = (
     Target(
         "idempotency",
         "domain/idempotency.py",
-        ("tests/unit/test_idempotency.py",),
+        ("tests/unit/test_idempotency.py", "tests/unit/test_idempotency_edges.py"),
         why="Idempotency-Key: its syntax, scope, lease, lifetime, and which answers are kept",
     ),
     Target(
