@@ -167,8 +167,8 @@ TARGETS = (
     Target(
         "connect-rows",
         "domain/connect/stats.py",
-        ("tests/unit/test_connect_files.py", "tests/unit/test_connect_batches.py"),
-        why="Connect's row accounting: rows read, accepted, rejected, delivered",
+        ("tests/unit/test_connect_stats.py",),
+        why="Connect's row accounting: rows read, valid, rejected by code, verified, failed, not processed",
     ),
 )
 
