@@ -8,6 +8,7 @@ has expired. Time is injected: every instant here is written out.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
@@ -268,3 +269,12 @@ def test_claims_carry_iat_now_and_exp_a_lifetime_later() -> None:
         "cid": "client",
     }
     assert jwt.get_unverified_header(tokens.encode(made, LocalSigner()))["alg"] == "ES256"
+
+
+def test_windows_order_by_day_and_keys_cannot_be_changed_once_made() -> None:
+    assert sorted([DAY.shifted(1), DAY, DAY.shifted(-1)]) == [DAY.shifted(-1), DAY, DAY.shifted(1)]
+    key = PublicKey.of({"kid": "k"}, DAY)
+    sealed = SealedKey(DAY, {"kid": "k"}, b"sealed")
+    for made, name in ((DAY, "day"), (key, "not_after"), (sealed, "sealed_private")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, name, None)
