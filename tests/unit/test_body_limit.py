@@ -107,3 +107,9 @@ def test_a_form_naming_a_field_twice_is_refused(body: str) -> None:
 def test_an_empty_form_is_no_fields() -> None:
     assert parse_form(None) == {}
     assert parse_form("") == {}
+
+
+@pytest.mark.parametrize("body", ["a=\ud800", "a=%ZZ&b", "a", b"a=1"])
+def test_a_form_that_is_not_form_encoded_text_is_refused(body: object) -> None:
+    with pytest.raises(MalformedRequest, match="not form-encoded"):
+        parse_form(body)  # type: ignore[arg-type]
