@@ -166,7 +166,7 @@ TARGETS = (
     Target(
         "ratelimit",
         "services/ratelimit.py",
-        ("tests/unit/test_ratelimit.py",),
+        ("tests/unit/test_ratelimit.py", "tests/unit/test_rate_limit_edges.py"),
         functions=("REQUESTS_PER_SECOND", "_WINDOW_TTL_SECONDS", "RateLimit.check"),
         why="25 requests a second per client, in fixed one-second windows",
     ),
