@@ -113,3 +113,10 @@ def test_an_empty_form_is_no_fields() -> None:
 def test_a_form_that_is_not_form_encoded_text_is_refused(body: object) -> None:
     with pytest.raises(MalformedRequest, match="not form-encoded"):
         parse_form(body)  # type: ignore[arg-type]
+
+
+def test_a_form_keeps_its_blank_fields() -> None:
+    assert parse_form("grant_type=client_credentials&client_secret=") == {
+        "grant_type": "client_credentials",
+        "client_secret": "",
+    }
