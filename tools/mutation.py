@@ -126,7 +126,6 @@ TARGETS = (
         "services/tokens.py",
         ("tests/unit/test_token_service.py",),
         functions=("TokenService.authorize", "TokenService.authorize_flow", "TokenService._usable"),
-        conftest=True,
         why="the authorizers' checks: bearer syntax, token kind, lifetime cap, the client's state",
     ),
     Target(
