@@ -212,6 +212,7 @@ def test_a_key_expires_after_24_hours(api: Api) -> None:
     # Then it answered the first flow again until then, and starts a new flow after
     assert replayed.body == first.body
     assert after.status == 200
+    assert first.status == 200, first.body
     assert after.json()["correlationId"] != first.json()["correlationId"]
 
 
@@ -241,6 +242,7 @@ def test_without_the_header_every_request_runs(api: Api) -> None:
     first, second = (integrator.post(route.path, route.body) for _ in range(2))
 
     # Then two flows start
+    assert (first.status, second.status) == (200, 200)
     assert first.json()["correlationId"] != second.json()["correlationId"]
 
 

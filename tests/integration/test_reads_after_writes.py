@@ -103,6 +103,7 @@ def test_lookup_right_after_enroll_finds_the_identity_the_index_does_not_have_ye
 
         # Then lookup finds each at once, oldest first, with what GET shows
         answer = alice.lookup(phone)
+        assert answer.status == 200, answer.body
         assert [item["serviceId"] for item in answer.json()["items"]] == [first, second]
         assert answer.json()["items"][1] == alice.get(second).json()
         assert looked_up(alice, other) == [only]
@@ -122,6 +123,7 @@ def test_lookup_right_after_a_batch_finds_every_identity_of_the_number(api: Api,
             [{"phoneNumber": phone, "clientCustomerId": f"batch-{n}"} for n in range(3)]
             + [{"phoneNumber": new_number()}]
         )
+        assert answer.status == 200, answer.body
         ids = [result["serviceId"] for result in answer.json()["results"]]
 
         # Then lookup of the number finds the three at once
