@@ -150,7 +150,7 @@ TARGETS = (
     Target(
         "webhook-urls",
         "domain/webhooks.py",
-        ("tests/unit/test_webhooks.py",),
+        ("tests/unit/test_webhooks.py", "tests/unit/test_webhook_url_edges.py"),
         select="urls or address or loopback_receivers or allows_loopback or logged_without",
         functions=(
             "address_refusal",
