@@ -118,3 +118,7 @@ def test_a_replay_and_a_claim_cannot_be_changed_once_made() -> None:
         Replay({"statusCode": 200}).response = {}  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         Claimed(record).record = record  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.status = RecordStatus.COMPLETED  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        IdempotentRequest("alice", "key", "fp").key = "another"  # type: ignore[misc]
