@@ -147,7 +147,7 @@ fuzz: setup
 
 # cosmic-ray over the security-critical rules, each module with the tests that cover it, on a copy
 # of the tree (docs/mutation.md); not in the gate: it takes tens of minutes. TARGETS=... picks some
-# (python tools/mutation.py --list names them).
+# (python tools/mutation.py --list names them); TARGETS="--survivors ..." runs the last survivors again.
 mutation: setup
 	nice -n 10 python tools/mutation.py $(TARGETS)
 

@@ -5,12 +5,13 @@ directory, never on the tree itself. Each target names one module, the functions
 rules (the others' mutants are skipped), and a fast pytest command of the test files that cover
 them. Every mutant runs that command (with a timeout); a failing command kills it. At the end: the
 score of each target and of all, and every survivor as a diff, also kept in
-.phoneid/mutation/TARGET.txt (docs/mutation.md;
-docs/adr/0111-mutation-testing-with-cosmic-ray.md).
+.phoneid/mutation/TARGET.txt beside the session (TARGET.sqlite) that ``--survivors`` runs again
+(docs/mutation.md; docs/adr/0111-mutation-testing-with-cosmic-ray.md).
 
-    python tools/mutation.py                 # every target
-    python tools/mutation.py tokens ratelimit  # those targets only
-    python tools/mutation.py --list          # the targets
+    python tools/mutation.py                            # every target
+    python tools/mutation.py token-windows ratelimit    # those targets only
+    python tools/mutation.py --survivors token-windows  # the last run's survivors, after new tests
+    python tools/mutation.py --list                     # the targets
 """
 
 from __future__ import annotations
@@ -288,7 +289,27 @@ class Score:
         return self.killed + len(self.survived)
 
 
-def _run(target: Target, tree: Path, work: Path) -> Score:
+def _previous(saved: Path) -> tuple[int, set[tuple[str, int, int, int]]]:
+    """A saved session's killed count and its survivors (operator, occurrence, line, column)."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome
+
+    if not saved.exists():
+        raise SystemExit(f"--survivors: no earlier run of this target ({saved})")
+    killed, survivors = 0, set()
+    with use_db(str(saved), WorkDB.Mode.open) as db:
+        for item, result in db.completed_work_items:
+            if result.worker_outcome == WorkerOutcome.SKIPPED:
+                continue
+            if result.is_killed:
+                killed += 1
+            else:
+                mutation = item.mutations[0]
+                survivors.add((mutation.operator_name, mutation.occurrence, *mutation.start_pos))
+    return killed, survivors
+
+
+def _run(target: Target, tree: Path, work: Path, saved: Path, *, survivors_only: bool) -> Score:
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
@@ -316,6 +337,9 @@ def _run(target: Target, tree: Path, work: Path) -> Score:
     cosmic_ray = [str(Path(sys.executable).parent / "cosmic-ray")]
     subprocess.run([*cosmic_ray, "init", str(config), str(session)], cwd=tree, env=env, check=True)  # noqa: S603
     ranges = _ranges(module, target.functions) if target.functions else None
+    # Re-running the survivors of the saved session only: the module is the same, so cosmic-ray
+    # makes the same mutants, known by operator, occurrence and position.
+    killed_before, again = _previous(saved) if survivors_only else (0, set())
     with use_db(str(session), WorkDB.Mode.open) as db:
         skipped = [
             item.job_id
@@ -323,6 +347,10 @@ def _run(target: Target, tree: Path, work: Path) -> Score:
             for mutation in item.mutations
             if not KEPT_OPERATORS.match(mutation.operator_name)
             or (ranges is not None and not any(a <= mutation.start_pos[0] <= b for a, b in ranges))
+            or (
+                survivors_only
+                and (mutation.operator_name, mutation.occurrence, *mutation.start_pos) not in again
+            )
         ]
         if skipped:
             db.set_multiple_results(
@@ -334,7 +362,9 @@ def _run(target: Target, tree: Path, work: Path) -> Score:
         flush=True,
     )
     subprocess.run([*cosmic_ray, "exec", str(config), str(session)], cwd=tree, env=env, check=True)  # noqa: S603
-    score = Score(target, skipped=len(skipped), seconds=time.monotonic() - began)
+    score = Score(target, killed=killed_before, skipped=len(skipped), seconds=time.monotonic() - began)
+    if not survivors_only:
+        shutil.copyfile(session, saved)
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
@@ -362,6 +392,11 @@ def main() -> int:
     parser.add_argument("targets", nargs="*", help="names of targets (default: all)")
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     parser.add_argument("--keep", action="store_true", help="keep the temporary copy (its path is printed)")
+    parser.add_argument(
+        "--survivors",
+        action="store_true",
+        help="run only the last full run's survivors again (after tests were added), scored with its kills",
+    )
     args = parser.parse_args()
     if args.list:
         for target in TARGETS:
@@ -378,7 +413,8 @@ def main() -> int:
     try:
         tree = _copy_tree(work)
         for target in chosen:
-            score = _run(target, tree, work)
+            saved = reports / f"{target.name}.sqlite"
+            score = _run(target, tree, work, saved, survivors_only=args.survivors)
             text = "".join(f"SURVIVED {survivor}\n" for survivor in score.survived)
             (reports / f"{target.name}.txt").write_text(text + _line(score) + "\n")
             print(text, end="", flush=True)
