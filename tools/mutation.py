@@ -282,6 +282,7 @@ class Score:
     killed: int = 0
     survived: list[str] = field(default_factory=list)
     skipped: int = 0
+    incompetent: int = 0  # not in the score: the mutant did not make code that runs
     seconds: float = 0.0
 
     @property
@@ -292,14 +293,17 @@ class Score:
 def _previous(saved: Path) -> tuple[int, set[tuple[str, int, int, int]]]:
     """A saved session's killed count and its survivors (operator, occurrence, line, column)."""
     from cosmic_ray.work_db import WorkDB, use_db
-    from cosmic_ray.work_item import WorkerOutcome
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
     if not saved.exists():
         raise SystemExit(f"--survivors: no earlier run of this target ({saved})")
     killed, survivors = 0, set()
     with use_db(str(saved), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
-            if result.worker_outcome == WorkerOutcome.SKIPPED:
+            if (
+                result.worker_outcome == WorkerOutcome.SKIPPED
+                or result.test_outcome == TestOutcome.INCOMPETENT
+            ):
                 continue
             if result.is_killed:
                 killed += 1
@@ -311,7 +315,7 @@ def _previous(saved: Path) -> tuple[int, set[tuple[str, int, int, int]]]:
 
 def _run(target: Target, tree: Path, work: Path, saved: Path, *, survivors_only: bool) -> Score:
     from cosmic_ray.work_db import WorkDB, use_db
-    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     began = time.monotonic()
     module = tree / CORE / target.module
@@ -369,7 +373,9 @@ def _run(target: Target, tree: Path, work: Path, saved: Path, *, survivors_only:
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
-            if result.is_killed:
+            if result.test_outcome == TestOutcome.INCOMPETENT:  # a mutant that cannot run (not code)
+                score.incompetent += 1
+            elif result.is_killed:
                 score.killed += 1
             else:
                 mutation = item.mutations[0]
