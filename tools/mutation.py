@@ -125,7 +125,7 @@ TARGETS = (
     Target(
         "authorizers",
         "services/tokens.py",
-        ("tests/unit/test_token_service.py",),
+        ("tests/unit/test_token_service.py", "tests/unit/test_flow_authorizer.py"),
         functions=("TokenService.authorize", "TokenService.authorize_flow", "TokenService._usable"),
         why="the authorizers' checks: bearer syntax, token kind, lifetime cap, the client's state",
     ),
