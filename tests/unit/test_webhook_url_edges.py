@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from phoneid.domain.webhooks import InvalidWebhookUrl, check_url
+from phoneid.domain.webhooks import MAX_URL_LENGTH, InvalidWebhookUrl, check_url
 
 
 @pytest.mark.parametrize(
@@ -54,3 +54,11 @@ def test_the_local_stack_takes_http_for_loopback_hosts_only(url: str) -> None:
 def test_the_local_stack_refuses_private_addresses_as_a_deployed_one_does(url: str) -> None:
     with pytest.raises(InvalidWebhookUrl, match="private"):
         check_url(url, allow_loopback=True)
+
+
+def test_a_url_of_the_longest_length_is_accepted_and_one_character_more_refused() -> None:
+    base = "https://hooks.example.com/"
+    longest = base + "a" * (MAX_URL_LENGTH - len(base))
+    assert check_url(longest) == longest
+    with pytest.raises(InvalidWebhookUrl, match=f"1 to {MAX_URL_LENGTH} characters"):
+        check_url(longest + "a")
