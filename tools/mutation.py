@@ -109,14 +109,11 @@ TARGETS = (
     Target(
         "token-keys",
         "services/token_keys.py",
-        ("tests/unit/test_token_windows.py", "tests/integration/test_token_keys.py"),
+        ("tests/integration/test_token_keys.py",),
         functions=(
             "TokenKeyRotation.run",
             "WindowSigningKeys._current",
-            "WindowSigningKeys._open",
-            "WindowSigningKeys._unsealed",
             "PublishedTokenKeys.verification_key",
-            "PublishedTokenKeys.published",
             "PublishedTokenKeys._fresh",
         ),
         conftest=True,
