@@ -12,6 +12,7 @@ from datetime import timedelta
 import pytest
 
 from phoneid.domain import possession as engine
+from phoneid.domain.errors import StepOutOfOrder
 from phoneid.domain.possession import (
     CodeExpired,
     Method,
@@ -150,3 +151,12 @@ def test_a_failed_possession_is_decided_and_a_pending_one_is_not() -> None:
     assert not PossessionState().decided
     assert engine.failed(PossessionState(), Method.OTP).decided
     assert engine.passed(PossessionState(), Method.OTP).decided
+
+
+def test_an_entry_with_no_code_on_record_is_out_of_order_whatever_else_the_state_holds() -> None:
+    # Given a state that records when a code was sent but holds no code (it was used, or never made)
+    state = replace(PossessionState(), code_sent_at=START)
+
+    # Then an entry, even one said to be right, is out of order
+    with pytest.raises(StepOutOfOrder, match="No code has been sent"):
+        engine.otp_entered(state, RETRY, correct=True, now=START)
