@@ -109,7 +109,7 @@ TARGETS = (
     Target(
         "token-keys",
         "services/token_keys.py",
-        ("tests/integration/test_token_keys.py",),
+        ("tests/integration/test_token_keys.py", "tests/integration/test_token_key_edges.py"),
         functions=(
             "TokenKeyRotation.run",
             "WindowSigningKeys._current",
