@@ -48,3 +48,18 @@ def test_a_signer_whose_clock_steps_back_reads_the_table_again(keys: Keys) -> No
     # Then it signs with the new key at once, not with the one it checked "a minute from now"
     after = token(signer, clock.current)
     assert kid_of(after) == replaced[0].kid != kid_of(before)
+
+
+def test_a_verifier_holds_a_key_until_its_last_token_expires_and_not_at_that_instant(keys: Keys) -> None:
+    # Given Monday's key; its last token expires at Tuesday 00:00 + 30 s + one hour
+    clock = FakeClock(MONDAY_NOON)
+    keys.rotation(clock).run()
+    kid = kid_of(token(keys.signer(clock), clock.current))
+    last = datetime(2026, 12, 1, 1, 0, 30, tzinfo=UTC)
+    assert last == MONDAY.last_token_expires
+
+    # Then a verifier gives the key a microsecond before, and none at that instant
+    clock.current = last - timedelta(microseconds=1)
+    assert keys.verifier(clock).verification_key(kid) is not None
+    clock.current = last
+    assert keys.verifier(clock).verification_key(kid) is None
