@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from phoneid.domain.webhooks import MAX_URL_LENGTH, InvalidWebhookUrl, check_url
+from phoneid.domain.webhooks import MAX_URL_LENGTH, InvalidWebhookUrl, address_refusal, check_url
 
 
 @pytest.mark.parametrize(
@@ -62,3 +62,9 @@ def test_a_url_of_the_longest_length_is_accepted_and_one_character_more_refused(
     assert check_url(longest) == longest
     with pytest.raises(InvalidWebhookUrl, match=f"1 to {MAX_URL_LENGTH} characters"):
         check_url(longest + "a")
+
+
+def test_a_nat64_address_is_judged_by_every_bit_of_the_ipv4_address_it_carries() -> None:
+    # 169.254.169.255 is link-local; one bit less, 169.254.169.254, is the metadata address
+    assert address_refusal("64:ff9b::a9fe:a9ff") == "a link-local address, in an IPv6 form"
+    assert address_refusal("64:ff9b::a9fe:a9fe") == "the cloud instance metadata address, in an IPv6 form"
