@@ -63,3 +63,19 @@ def test_a_verifier_holds_a_key_until_its_last_token_expires_and_not_at_that_ins
     assert keys.verifier(clock).verification_key(kid) is not None
     clock.current = last
     assert keys.verifier(clock).verification_key(kid) is None
+
+
+def test_a_verifier_whose_clock_steps_back_reads_the_keys_again(keys: Keys) -> None:
+    # Given a verifier that read Monday's key, and the key then replaced
+    clock = FakeClock(MONDAY_NOON)
+    rotation = keys.rotation(clock)
+    rotation.run()
+    verifier = keys.verifier(clock)
+    old = kid_of(token(keys.signer(clock), clock.current))
+    assert verifier.verification_key(old) is not None
+    replaced = rotation.replace()
+
+    # When its clock steps back a minute, it reads the keys again: the old one is gone
+    clock.current = MONDAY_NOON - timedelta(minutes=1)
+    assert verifier.verification_key(old) is None
+    assert verifier.verification_key(replaced[0].kid) is not None
