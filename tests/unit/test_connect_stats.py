@@ -115,3 +115,9 @@ def test_the_processing_time_reads_in_minutes_and_seconds() -> None:
     assert "Processing time: 2 min 5 s" in minutes.text()
     assert "Failed by reason code: none" in short.text()
     assert "Processing time" not in BatchStats().text()
+
+
+def test_a_batch_started_and_not_finished_has_no_processing_time_yet() -> None:
+    assert BatchStats(started_at=STARTED).processing_seconds is None
+    assert BatchStats(finished_at=STARTED).processing_seconds is None
+    assert "Processing time" not in BatchStats(started_at=STARTED).text()
