@@ -149,7 +149,7 @@ TARGETS = (
         "webhook-urls",
         "domain/webhooks.py",
         ("tests/unit/test_webhooks.py", "tests/unit/test_webhook_url_edges.py"),
-        select="urls or address or loopback_receivers or allows_loopback or logged_without",
+        select="urls or address or loopback_receivers or allows_loopback or logged_without or url_edges",
         functions=(
             "address_refusal",
             "_embedded_ipv4",
