@@ -121,3 +121,15 @@ def test_a_batch_started_and_not_finished_has_no_processing_time_yet() -> None:
     assert BatchStats(started_at=STARTED).processing_seconds is None
     assert BatchStats(finished_at=STARTED).processing_seconds is None
     assert "Processing time" not in BatchStats(started_at=STARTED).text()
+
+
+def test_the_emails_reasons_go_most_frequent_first_then_by_code() -> None:
+    stats = BatchStats()
+    stats.failed_by_reason.update({"9111": 2, "9003": 1, "9100": 3, "9004": 2})
+    lines = [line.split()[0] for line in stats.text().splitlines() if line.startswith("  9")]
+    assert lines == ["9100", "9004", "9111", "9003"]
+
+
+def test_the_processing_time_is_kept_to_the_millisecond() -> None:
+    stats = BatchStats(started_at=STARTED, finished_at=STARTED + timedelta(seconds=1, microseconds=123456))
+    assert stats.processing_seconds == 1.123
