@@ -10,7 +10,7 @@ export SAM_CLI_TELEMETRY := 0
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean sdk-types sdk-models typescript-sdk-types
+.PHONY: dev test setup lock lockcheck lint typecheck template checkov pytest fuzz-gate fuzz browser browser-deps clean sdk-types sdk-models typescript-sdk-types mutation
 
 # Every environment installs from a lock, hash-checked (docs/adr/0081-one-lock-for-the-environment-and-the-layer.md): uv.lock for
 # .venv and the layer, tools/checkov/uv.lock for checkov's. uv is installed first, with pip, as
@@ -144,6 +144,12 @@ fuzz-gate: setup
 
 fuzz: setup
 	PHONEID_FUZZ_EXAMPLES=$${PHONEID_FUZZ_EXAMPLES:-300} pytest -q -s -m fuzz tests/fuzz
+
+# cosmic-ray over the security-critical rules, each module with the tests that cover it, on a copy
+# of the tree (docs/mutation.md); not in the gate: it takes tens of minutes. TARGETS=... picks some
+# (python tools/mutation.py --list names them); TARGETS="--survivors ..." runs the last survivors again.
+mutation: setup
+	nice -n 10 python tools/mutation.py $(TARGETS)
 
 browser: setup browser-deps
 	node --test --test-concurrency=1 tests/browser/

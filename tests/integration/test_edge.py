@@ -141,6 +141,7 @@ def test_client_request_id_and_correlation_id_are_echoed_on_a_flow_error(api: Ap
         {"correlationId": correlation_id, "clientRequestId": "r-7", "individual": {"firstName": "Kira"}},
     )
 
+    assert out_of_turn.status == 400, out_of_turn.body
     assert out_of_turn.json() == {
         "code": 8003,
         "message": out_of_turn.json()["message"],

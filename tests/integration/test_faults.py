@@ -181,6 +181,7 @@ def test_a_failed_aws_call_leaves_a_retryable_request(
 
 
 def _assert_internal_error(answer: HttpResponse) -> None:
+    assert answer.status == 500, answer.body
     body = answer.json()
     assert body["code"] == 8000, body
     assert re.search(r"\(reference [0-9a-f]{12}\)$", body["message"]), body

@@ -111,7 +111,7 @@ def test_a_retry_after_a_call_of_the_route_timed_out_runs_once(api: Api, name: s
 
     # Then the failure was the documented 8000, which kept nothing; the retry ran once, and the
     # third send is its replay
-    assert (first.status, first.json()["code"]) == (500, 8000)
+    assert (first.status, first.json().get("code")) == (500, 8000)
     assert retried.status == 200, retried.body
     assert replayed.body == retried.body
     # and one request's things exist
@@ -132,5 +132,5 @@ def test_when_keeping_the_answer_times_out_the_caller_has_it_and_a_retry_is_409(
 
     # Then it had the success, the retry is 409, and one request's things exist
     assert first.status == 200, first.body
-    assert (retried.status, retried.json()["code"]) == (409, 8020)
+    assert (retried.status, retried.json().get("code")) == (409, 8020)
     assert created(api) - before == once_by_another_client(api, name, route)

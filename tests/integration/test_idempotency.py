@@ -141,7 +141,7 @@ def test_a_key_held_by_a_request_in_flight_is_409(api: Api, name: str) -> None:
     refused = keyed(integrator, route)
 
     # Then it is refused with 409/8020, and nothing ran
-    assert (refused.status, refused.json()["code"]) == (409, 8020)
+    assert (refused.status, refused.json().get("code")) == (409, 8020)
     assert written(api) == tables
 
     # And once the holder's lease has run out (its function timed out) the request runs
@@ -177,7 +177,7 @@ def test_another_clients_same_key_is_its_own(api: Api, name: str) -> None:
     assert other.status != 422, other.body
     assert same.body != first.body
     if name == "device_revoke":  # the device is not the other client's
-        assert (same.status, same.json()["code"]) == (404, 8011)
+        assert (same.status, same.json().get("code")) == (404, 8011)
     else:
         assert same.status == 200, same.body
 
@@ -187,7 +187,7 @@ def test_a_refusal_is_not_kept_so_the_corrected_request_runs_under_the_same_key(
     # Given a request refused as invalid under a key
     integrator, route = route_of(api, name)
     refused = keyed(integrator, route, {**route.body, "unknownField": 1})
-    assert (refused.status, refused.json()["code"]) == (400, 8001)
+    assert (refused.status, refused.json().get("code")) == (400, 8001)
 
     # When the corrected request is sent under the same key
     corrected = keyed(integrator, route)
@@ -212,6 +212,7 @@ def test_a_key_expires_after_24_hours(api: Api) -> None:
     # Then it answered the first flow again until then, and starts a new flow after
     assert replayed.body == first.body
     assert after.status == 200
+    assert first.status == 200, first.body
     assert after.json()["correlationId"] != first.json()["correlationId"]
 
 
@@ -228,7 +229,7 @@ def test_after_24_hours_the_key_is_free_for_another_request(api: Api, name: str)
     after = keyed(Integrator(api, integrator.credentials), route, route.other_body)
 
     # Then it was the 422 of a key in use until then, and runs after (its own answer, no 422)
-    assert (before.status, before.json()["code"]) == (422, 8021)
+    assert (before.status, before.json().get("code")) == (422, 8021)
     assert after.status != 422
     assert after.status in (200, 400, 404), after.body
 
@@ -241,6 +242,7 @@ def test_without_the_header_every_request_runs(api: Api) -> None:
     first, second = (integrator.post(route.path, route.body) for _ in range(2))
 
     # Then two flows start
+    assert (first.status, second.status) == (200, 200)
     assert first.json()["correlationId"] != second.json()["correlationId"]
 
 

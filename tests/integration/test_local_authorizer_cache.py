@@ -53,7 +53,7 @@ def test_a_disabled_client_is_refused_once_the_kept_answer_expires(api: Api, run
     assert integrator.start(phoneNumber=TOKEN_ONLY).status == 200
     api.clock.advance(seconds=300)
     refused = integrator.start(phoneNumber=TOKEN_ONLY)
-    assert (refused.status, refused.json()["code"]) == (401, 8002)
+    assert (refused.status, refused.json().get("code")) == (401, 8002)
 
 
 def test_a_refused_token_is_asked_about_again(api: Api, runs: Counter[str]) -> None:

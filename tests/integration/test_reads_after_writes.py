@@ -103,6 +103,7 @@ def test_lookup_right_after_enroll_finds_the_identity_the_index_does_not_have_ye
 
         # Then lookup finds each at once, oldest first, with what GET shows
         answer = alice.lookup(phone)
+        assert answer.status == 200, answer.body
         assert [item["serviceId"] for item in answer.json()["items"]] == [first, second]
         assert answer.json()["items"][1] == alice.get(second).json()
         assert looked_up(alice, other) == [only]
@@ -122,6 +123,7 @@ def test_lookup_right_after_a_batch_finds_every_identity_of_the_number(api: Api,
             [{"phoneNumber": phone, "clientCustomerId": f"batch-{n}"} for n in range(3)]
             + [{"phoneNumber": new_number()}]
         )
+        assert answer.status == 200, answer.body
         ids = [result["serviceId"] for result in answer.json()["results"]]
 
         # Then lookup of the number finds the three at once
@@ -145,7 +147,7 @@ def test_lookup_right_after_a_change_or_a_disenroll_sees_it(api: Api, alice: Ide
         assert sorted(indexed(api, alice.integrator.client_id, phone)) == sorted([kept, gone])
         # and once the last one is disenrolled the number is 8011
         alice.disenroll(kept)
-        assert (alice.lookup(phone).status, alice.lookup(phone).json()["code"]) == (404, 8011)
+        assert (alice.lookup(phone).status, alice.lookup(phone).json().get("code")) == (404, 8011)
 
 
 def test_a_lookup_while_the_index_lags_never_shows_another_clients_identity(

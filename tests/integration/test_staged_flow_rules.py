@@ -410,6 +410,7 @@ def test_a_session_works_at_14_59_and_is_expired_at_15_minutes(api: Api) -> None
     assert validated.status == 200
     assert expired.status == 403
     assert error_of(expired) == {"code": 8008, "correlationId": too_late}
+    assert unknown.status == 403, unknown.body
     assert expired.json()["message"] == unknown.json()["message"]
     assert expired_after_200.status == 403
     assert error_of(expired_after_200) == {"code": 8008, "correlationId": in_time}

@@ -223,6 +223,7 @@ def test_a_refresh_token_works_with_the_client_secret_too(api: Api) -> None:
     renewed = api.token_response(
         {**refresh(credentials, first["refresh_token"]), "client_secret": credentials.client_secret}
     )
+    assert renewed.status == 200, renewed.body
     wrong_secret = api.token_response(
         {**refresh(credentials, renewed.json()["refresh_token"]), "client_secret": "nope"}
     )

@@ -93,9 +93,9 @@ def test_unify_status_before_possession_is_9100_and_can_be_asked_again(api: Api)
     later = status(integrator, correlation_id)
     replay = status(integrator, correlation_id)
 
-    assert (early.status, early.json()["code"]) == (400, 9100)
+    assert (early.status, early.json().get("code")) == (400, 9100)
     assert later.status == 200
-    assert (replay.status, replay.json()["code"]) == (403, 8003)
+    assert (replay.status, replay.json().get("code")) == (403, 8003)
 
 
 @pytest.mark.parametrize("correlation_id", ["", "not-a-uuid", "4c2d0b0e-6f7a-4d1e-9a53-0c6f2b8e1d11"])
@@ -107,7 +107,7 @@ def test_unify_status_and_bind_answer_8008_with_403_for_bad_correlation_ids(
 
     for path in ("/v3/unify-status", "/v3/unify-bind"):
         answer = integrator.post(path, body)
-        assert (answer.status, answer.json()["code"]) == (403, 8008), path
+        assert (answer.status, answer.json().get("code")) == (403, 8008), path
 
 
 def test_otp_failure_answers_false_with_the_number(api: Api) -> None:
@@ -208,8 +208,8 @@ def test_revoked_key_user_gets_8019_on_the_second_unify_and_a_full_flow_rebinds(
     revoked = device.for_flow(second_token).prove()
     second = status(integrator, second_id)
 
-    assert (revoked.status, revoked.json()["code"]) == (403, 8019)
-    assert (second.status, second.json()["code"]) == (403, 8019)
+    assert (revoked.status, revoked.json().get("code")) == (403, 8019)
+    assert (second.status, second.json().get("code")) == (403, 8019)
 
 
 def test_revoke_gives_8019_until_a_new_full_flow_binds_a_new_key(api: Api) -> None:
@@ -223,7 +223,7 @@ def test_revoke_gives_8019_until_a_new_full_flow_binds_a_new_key(api: Api) -> No
     _, again = first_visit(integrator, OTP_PASS, device)
 
     assert revoked.json() == {"success": True, "deviceId": first["deviceId"]}
-    assert (refused.status, refused.json()["code"]) == (403, 8019)
+    assert (refused.status, refused.json().get("code")) == (403, 8019)
     assert again["success"] is True
     assert again["deviceId"] != first["deviceId"]
 
@@ -282,7 +282,7 @@ def test_device_id_on_unify_picks_which_of_several_registrations_to_recover(api:
 
     # Then the SDK is told which key to use, no other key of the browser may stand in, and it passes
     assert plan["deviceKey"]["deviceId"] == second["deviceId"]
-    assert (wrong_key.status, wrong_key.json()["code"]) == (403, 8002)
+    assert (wrong_key.status, wrong_key.json().get("code")) == (403, 8002)
     assert named_key.json()["status"] == "passed"
     assert status(integrator, correlation_id).json()["deviceId"] == second["deviceId"]
 
@@ -319,7 +319,7 @@ def test_keys_are_per_client(api: Api) -> None:
     revoked = stranger.post("/v3/device/revoke", {"deviceId": first["deviceId"]})
 
     assert borrowed.status == 403
-    assert (revoked.status, revoked.json()["code"]) == (404, 8011)
+    assert (revoked.status, revoked.json().get("code")) == (404, 8011)
     assert api.container.device_keys.get(owner.client_id, first["deviceId"]).status.value == "active"
 
 
@@ -381,7 +381,7 @@ def test_possession_type_none_binds_with_unify_bind(make_api: Callable[..., Api]
     wrong_step = integrator.post("/v3/unify-status", {"correlationId": correlation_id})
 
     # Then bind waits for the key (9100), then binds it
-    assert (early.status, early.json()["code"]) == (400, 9100)
+    assert (early.status, early.json().get("code")) == (400, 9100)
     assert bound.status == 200
     assert bound.json()["success"] is True
     assert bound.json()["deviceId"] in device.keys

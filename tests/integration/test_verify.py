@@ -128,7 +128,8 @@ def test_another_client_cannot_see_the_enrolled_identity(api: Api) -> None:
 
     # When another client asks for it
     # Then it does not exist for that client
-    assert get_identity(api, bob, service_id).json()["code"] == 8011
+    hidden = get_identity(api, bob, service_id)
+    assert (hidden.status, hidden.json().get("code")) == (404, 8011)
 
 
 def test_the_phone_alias_is_stable_per_client_and_differs_between_clients(api: Api) -> None:
@@ -340,8 +341,10 @@ def test_invalid_requests_get_8001_naming_the_parameter(api: Api, body: dict[str
 def test_sandbox_numbers_and_regions_are_checked(api: Api) -> None:
     integrator = api.integrator()
 
-    assert verify(integrator, NOT_A_TEST_USER, "humanAssurance").json()["code"] == 8007
-    assert verify(integrator, "+353855550131", "humanAssurance").json()["code"] == 8010
+    not_a_test_user = verify(integrator, NOT_A_TEST_USER, "humanAssurance")
+    other_region = verify(integrator, "+353855550131", "humanAssurance")
+    assert (not_a_test_user.status, not_a_test_user.json().get("code")) == (400, 8007)
+    assert (other_region.status, other_region.json().get("code")) == (403, 8010)
 
 
 def test_a_test_user_of_another_solution_is_8009(api: Api) -> None:
@@ -349,7 +352,7 @@ def test_a_test_user_of_another_solution_is_8009(api: Api) -> None:
 
     answer = verify(integrator, VERIFIED_USER_FAIL, firstName="Jamal", lastName="Carter")
 
-    assert (answer.status, answer.json()["code"]) == (403, 8009)
+    assert (answer.status, answer.json().get("code")) == (403, 8009)
 
 
 def test_the_docs_jamal_example_works_with_the_client_it_names(api: Api) -> None:
@@ -368,7 +371,7 @@ def test_the_docs_jamal_example_works_with_the_client_it_names(api: Api) -> None
     assert answer.status == 200
     assert answer.json()["signals"] == [{"verifiedUser": {"champion": {"label": "no-match"}}}]
     assert (answer.json()["success"], answer.json()["isEnrolled"]) == ("false", False)
-    assert (refused.status, refused.json()["code"]) == (403, 8009)
+    assert (refused.status, refused.json().get("code")) == (403, 8009)
 
 
 # --- batch ------------------------------------------------------------------------------------
@@ -424,7 +427,7 @@ def test_batch_of_1000_items_is_accepted_and_1001_refused(api: Api) -> None:
     assert accepted.status == 200
     assert len(accepted.json()["results"]) == 1000
     assert all("phoneNumber" in r["error"] for r in accepted.json()["results"])
-    assert (refused.status, refused.json()["code"]) == (400, 8001)
+    assert (refused.status, refused.json().get("code")) == (400, 8001)
     assert "items" in refused.json()["message"]
 
 
@@ -432,6 +435,7 @@ def test_batch_of_1000_items_is_accepted_and_1001_refused(api: Api) -> None:
 def test_batch_without_a_list_of_items_is_8001(api: Api, items: Any) -> None:
     answer = batch(api.integrator(), items)
 
+    assert answer.status == 400, answer.body
     assert answer.json()["code"] == 8001
     assert "items" in answer.json()["message"]
 
@@ -446,7 +450,7 @@ def test_the_verify_body_keeps_the_4_kb_limit_but_the_batch_takes_more(api: Api)
     )
     many = batch(integrator, [{"phoneNumber": TOKEN_ONLY, "verificationType": "humanAssurance"}] * 60)
 
-    assert (single.status, single.json()["code"]) == (400, 8001)
+    assert (single.status, single.json().get("code")) == (400, 8001)
     assert many.status == 200
 
 
