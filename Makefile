@@ -166,7 +166,7 @@ clean:
 
 # The licence of every package the gate installs (.venv, checkov's virtualenv, node_modules) and of
 # every distribution the layer ships, against tools/licences.toml (pip-licenses and
-# license-checker-rseidelsohn read them; docs/adr/0114-the-licences-dependencies-may-carry.md). In the
+# license-checker-rseidelsohn read them; docs/adr/0113-the-licences-dependencies-may-carry.md). In the
 # gate beside the suite: by then node_modules and checkov's virtualenv are installed and the layer built.
 licences: setup $(CHECKOV_STAMP) node_modules/.installed template
 	python -m tools.licences --layer $(LAYER_BUILD)
@@ -174,7 +174,7 @@ licences: setup $(CHECKOV_STAMP) node_modules/.installed template
 # Prove's published TypeScript SDK against the local stack, unmodified (docs/adr/0107-the-typescript-server-sdk.md).
 # Opt-in, never in `make test`: its licence is CC BY-NC-ND 4.0 (non-commercial, no derivatives), so it
 # has its own package.json and lock in tests/prove-compat, installed only here
-# (docs/adr/0113-proves-sdk-leaves-the-default-gate.md).
+# (docs/adr/0112-proves-sdk-leaves-the-default-gate.md).
 PROVE_COMPAT := tests/prove-compat
 
 $(PROVE_COMPAT)/node_modules/.installed: $(PROVE_COMPAT)/package.json $(PROVE_COMPAT)/package-lock.json

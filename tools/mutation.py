@@ -6,7 +6,7 @@ rules (the others' mutants are skipped), and a fast pytest command of the test f
 them. Every mutant runs that command (with a timeout); a failing command kills it. At the end: the
 score of each target and of all, and every survivor as a diff, also kept in
 .phoneid/mutation/TARGET.txt beside the session (TARGET.sqlite) that ``--survivors`` runs again
-(docs/mutation.md; docs/adr/0111-mutation-testing-with-cosmic-ray.md).
+(docs/mutation.md; docs/adr/0110-mutation-testing-with-cosmic-ray.md).
 
     python tools/mutation.py                            # every target
     python tools/mutation.py token-windows ratelimit    # those targets only

@@ -5,7 +5,7 @@ unmodified, pointed at the stack (docs/adr/0107-the-typescript-server-sdk.md).
 
 Prove's SDK is licensed CC BY-NC-ND 4.0, not open source: its test is marked ``prove_compat``, left
 out of `make test`, and `make prove-compat` installs the SDK (tests/prove-compat) and runs it
-(docs/adr/0113-proves-sdk-leaves-the-default-gate.md)."""
+(docs/adr/0112-proves-sdk-leaves-the-default-gate.md)."""
 
 from __future__ import annotations
 

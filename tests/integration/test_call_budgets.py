@@ -11,7 +11,7 @@ bench's identities) and its calls are counted per ``service.Operation``:
 
 Each table's "Measured" column must be what the code makes, to the figure shown (the document does
 not drift), and each figure within its "Budget" (what a change may not exceed without a reason
-written beside it: docs/adr/0112-aws-calls-per-unit-of-work-held-to-budgets.md).
+written beside it: docs/adr/0111-aws-calls-per-unit-of-work-held-to-budgets.md).
 """
 
 from __future__ import annotations

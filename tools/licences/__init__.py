@@ -1,5 +1,5 @@
 """The licence of every dependency the gate installs and of everything the layer ships, against an
-allow-list of open-source licences (docs/adr/0114-the-licences-dependencies-may-carry.md).
+allow-list of open-source licences (docs/adr/0113-the-licences-dependencies-may-carry.md).
 
 ``python -m tools.licences`` checks .venv, checkov's virtualenv and node_modules; ``--layer PATH`` also
 the layer ``sam build`` made (`make licences` does both). Maintained tools read the packages:

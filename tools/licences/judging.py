@@ -15,7 +15,7 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parents[2]
 POLICY = ROOT / "tools" / "licences.toml"
 POLICY_NAME = "tools/licences.toml"
-ADR = "docs/adr/0114-the-licences-dependencies-may-carry.md"
+ADR = "docs/adr/0113-the-licences-dependencies-may-carry.md"
 UNKNOWN = "UNKNOWN"
 
 # Trove classifiers that name one licence, and its version, without doubt. "BSD License" (2 or 3

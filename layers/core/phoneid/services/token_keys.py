@@ -36,7 +36,7 @@ REREAD_EVERY = timedelta(minutes=5)
 # Verifiers read the public keys again this often (and, for a ``kid`` they do not know, at most this
 # often): API Gateway keeps an authorizer's answer per token for its ``ReauthorizeEvery`` (240 s) on
 # top, so a replaced key's token is refused after at most 60 s + 240 s, REPLACED_KEY_REFUSED_WITHIN
-# (docs/adr/0116-a-replaced-keys-tokens-refused-within-five-minutes.md).
+# (docs/adr/0115-a-replaced-keys-tokens-refused-within-five-minutes.md).
 VERIFIERS_REREAD_EVERY = timedelta(minutes=1)
 REREAD_UNKNOWN_EVERY = timedelta(minutes=1)
 
