@@ -3,6 +3,7 @@ rotation, opened once per instance and window by the signers; verifiers hold pub
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,7 +24,7 @@ from phoneid_dev.access.actions import Call, Request, requests_of
 from phoneid_dev.access.policies import Resolved, Resolver, Roles, decide_request
 from phoneid_dev.access.recording import facts_of
 from tests.fakes import FakeClock
-from tests.harness import Api, kms_calls
+from tests.harness import Api, LogRecorder, kms_calls
 from tests.sandbox_numbers import OTP_PASS
 
 ISSUER, AUDIENCE = "urn:phoneid:sandbox:us", "urn:phoneid:sandbox:us:api"
@@ -254,6 +255,25 @@ def test_two_rotations_racing_for_a_window_store_one_key_and_every_signer_uses_i
     signed = token(keys.signer(clock), MONDAY_NOON)
     assert kid_of(signed) == keys.private_key_of(MONDAY).jwk["kid"]
     assert verified(keys.verifier(clock), signed, MONDAY_NOON)
+
+
+def test_a_rotation_that_makes_or_forgets_a_key_says_so_in_the_log_and_one_that_changes_nothing_is_silent(
+    keys: Keys, logged: LogRecorder
+) -> None:
+    # Given no keys yet: the first run makes this window's and the next one's, and forgets none
+    clock = FakeClock(MONDAY_NOON)
+    made = keys.rotation(clock).run()
+    assert made.forgotten == []
+    assert len(made.created) == 2
+    rotated = [json.loads(line) for line in logged.lines if "token keys rotated" in line]
+    assert [entry["windows_made"] for entry in rotated] == [made.created]
+
+    # When it runs again in the same window, with nothing to make or forget
+    again = keys.rotation(clock).run()
+
+    # Then it logs nothing more
+    assert (again.created, again.forgotten) == ([], [])
+    assert len([line for line in logged.lines if "token keys rotated" in line]) == 1
 
 
 def test_private_halves_are_forgotten_once_their_window_closes_and_public_halves_expire_with_their_tokens(
