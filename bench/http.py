@@ -34,13 +34,14 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 from collections import Counter, defaultdict  # noqa: E402
-from collections.abc import Callable, Iterator  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
+
+from bench.connect_bench.baseline import checkout  # noqa: E402
 
 TOKEN_ONLY = "+12025550111"  # Kira Petrova: possession passes without a client SDK
 CALLS = ("start", "validate", "challenge", "complete")
@@ -156,20 +157,6 @@ def _drive(base_url: str, flows: int, clients: int, integrators: int) -> tuple[f
     if failures:
         raise failures[0]
     return seconds, timings, statuses
-
-
-@contextlib.contextmanager
-def checkout(revision: str) -> Iterator[Path]:
-    """A temporary worktree of this repository at ``revision``, removed afterwards."""
-    root = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory(prefix="phoneid-bench-baseline-") as directory:
-        tree = Path(directory) / "tree"
-        git = ["git", "-C", str(root), "worktree"]
-        subprocess.run([*git, "add", "--detach", str(tree), revision], check=True, capture_output=True)  # noqa: S603
-        try:
-            yield tree
-        finally:
-            subprocess.run([*git, "remove", "--force", str(tree)], check=False, capture_output=True)  # noqa: S603
 
 
 # --- in this process ---------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ from pathlib import Path
 
 @contextlib.contextmanager
 def checkout(revision: str) -> Iterator[Path]:
-    """A temporary worktree of this repository at ``revision``, removed afterwards (as bench/http.py's)."""
+    """A temporary worktree of this repository at ``revision``, removed afterwards (the benches'
+    ``--baseline``)."""
     root = Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory(prefix="phoneid-bench-baseline-") as directory:
         tree = Path(directory) / "tree"
