@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from phoneid.domain.carrier import CarrierResult, Redirect
 from phoneid.domain.clients import Client
 from phoneid.domain.connect import Batch, BatchState, ConnectProfile
+from phoneid.domain.decisions import DecisionPage, DecisionQuery, DecisionRecord
 from phoneid.domain.devicekeys import DeviceKey
 from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage
 from phoneid.domain.errors import PhoneIdError
@@ -572,4 +573,28 @@ class BatchStates(Protocol):
 
     def list_recent(self, client_name: str | None = None, limit: int = 20) -> list[Batch]:
         """The newest batches first (by ``created_at``), of one client or of all."""
+        ...
+
+
+class DecisionStore(Protocol):
+    """Decision records (``DecisionsTable``) and each client's tallies per day, kept as they are written."""
+
+    def add(self, records: Sequence[DecisionRecord], *, once: str | None = None) -> bool:
+        """Write the records and add their tallies to their days, counted at most once: one record
+        is counted when its id is new; many under ``once`` (a batch's or chunk's id) when that is new.
+        False (tallies untouched, records rewritten as they were) when already counted."""
+        ...
+
+    def get(self, client_id: str, decision_id: str) -> DecisionRecord | None: ...
+
+    def page(self, client_id: str, query: DecisionQuery, *, limit: int, after: str | None) -> DecisionPage:
+        """Newest first; ``after`` is a page's ``last_position``."""
+        ...
+
+    def days(self, client_id: str, first: date, last: date) -> dict[date, dict[str, int]]:
+        """The tallies of each day from ``first`` to ``last`` (inclusive) that has any."""
+        ...
+
+    def erase(self, client_id: str, number_mac: str) -> int:
+        """Delete every record of the number's MAC, taking them off their days' tallies; how many."""
         ...
