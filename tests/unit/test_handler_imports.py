@@ -61,6 +61,9 @@ MODELS = {
         ],
         "identity_models",
     ),
+    **dict.fromkeys(
+        ["decisions_list", "decisions_get", "decisions_summary", "decisions_erase"], "decision_models"
+    ),
 }
 CAPABILITY_MODELS = {f"phoneid.api.{module}" for module in MODELS.values()}
 

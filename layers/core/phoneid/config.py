@@ -54,6 +54,10 @@ class Settings(BaseModel):
             address.strip() for address in self.connect_operator_emails.split(",") if address.strip()
         )
 
+    # Decision records (``/v3/decisions``) and how long they are kept (DecisionRetentionDays).
+    decisions_table: str = Field(default="", alias="DECISIONS_TABLE")
+    decision_retention_days: int = Field(default=1825, ge=1, alias="DECISION_RETENTION_DAYS")
+
     # Requests under an Idempotency-Key and their answers (the six write routes that honour it only).
     idempotency_table: str = Field(default="", alias="IDEMPOTENCY_TABLE")
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
-from pydantic import Field
+from pydantic import BaseModel, Field
 
-from phoneid.api.models import CategoryResult, ResponseModel
+from phoneid.api.models import CategoryResult, ErrorBody, ResponseModel
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 MAX_PAGE = 100
 DEFAULT_PAGE = 25
@@ -32,6 +35,15 @@ ToQuery = Annotated[
         alias="to", max_length=40, description="ISO 8601 time, exclusive (list), or date, inclusive (summary)"
     ),
 ]
+SummaryFrom = Annotated[
+    str | None,
+    Query(alias="from", max_length=10, description="YYYY-MM-DD, inclusive; default 29 days before `to`"),
+]
+SummaryTo = Annotated[
+    str | None, Query(alias="to", max_length=10, description="YYYY-MM-DD, inclusive; default today (UTC)")
+]
+ClientRequestIdQuery = Annotated[str | None, Query(alias="clientRequestId", min_length=1, max_length=128)]
+ErasedNumber = Annotated[str, Query(alias="phoneNumber", min_length=1, max_length=32)]
 PhoneQuery = Annotated[str | None, Query(alias="phoneNumber", min_length=1, max_length=32)]
 KindQuery = Annotated[KindName | None, Query(alias="kind")]
 OutcomeQuery = Annotated[OutcomeName | None, Query(alias="outcome")]
@@ -145,3 +157,14 @@ class DecisionSummaryResponse(ResponseModel):
 
 class DecisionEraseResponse(ResponseModel):
     erased: int = Field(description="How many of the number's records were erased")
+
+
+def or_not_found(model: type[BaseModel]) -> dict[int, OpenAPIResponse]:
+    """OpenAPI responses of a route that names a decision: ``model``, or 404 with code 8011."""
+    return {
+        200: {"description": "Successful Response", "content": {"application/json": {"model": model}}},
+        404: {
+            "description": "Decision not found (8011): no record of this client has the id",
+            "content": {"application/json": {"model": ErrorBody}},
+        },
+    }

@@ -28,11 +28,14 @@ def _refused() -> MalformedRequest:
 
 
 class PageKeys:
-    def __init__(self, mac: KeyedDigest) -> None:
+    """``use`` names the list: a key of one list never opens a page of another."""
+
+    def __init__(self, mac: KeyedDigest, use: str = _USE) -> None:
         self._mac = mac
+        self._use = use
 
     def _digest(self, client_id: str, position: str) -> str:
-        return self._mac.digest(json.dumps([_USE, client_id, position], separators=(",", ":")))
+        return self._mac.digest(json.dumps([self._use, client_id, position], separators=(",", ":")))
 
     def seal(self, client_id: str, position: str) -> str:
         """The ``lastKey`` of a page of ``client_id`` that ended at ``position``."""

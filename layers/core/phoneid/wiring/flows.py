@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from phoneid.domain.offer import MethodOffer
     from phoneid.ports import SocketNotifier
     from phoneid.services.budget import SendBudget
+    from phoneid.services.decision_log import DecisionLog
+    from phoneid.services.decisions import DecisionBook
     from phoneid.services.devicekeys import DeviceKeyClient
     from phoneid.services.identity_manager import IdentityManager
     from phoneid.services.possession import Possession
@@ -26,6 +28,25 @@ if TYPE_CHECKING:
 
 
 class Flows(Signals, Tokens, Push):
+    # --- decision records ----------------------------------------------------------------------
+
+    @cached_property
+    def decision_log(self) -> DecisionLog:
+        from phoneid.services.decision_log import DecisionLog
+
+        settings = self.settings
+        return DecisionLog(self.decision_store, self.decision_mac, tier=settings.tier, region=settings.region)
+
+    @cached_property
+    def decisions(self) -> DecisionBook:
+        from phoneid.services.decisions import DecisionBook
+        from phoneid.services.page_keys import PageKeys
+
+        page_keys = PageKeys(self.page_key_mac, use="decision-list-page")
+        return DecisionBook(
+            self.decision_store, self.decision_log, page_keys, self.clock, self.settings.region
+        )
+
     # --- limits ------------------------------------------------------------------------------
 
     @cached_property

@@ -47,3 +47,10 @@ class Keys(AwsClients):
         from phoneid.services.page_keys import PURPOSE
 
         return DerivedKeyMac(self.kms, self.settings.otp_mac_key_id, purpose=PURPOSE)
+
+    @cached_property
+    def decision_mac(self) -> KeyedDigest:
+        """Decision records' numbers and request ids, MACed per record under a key derived once."""
+        from phoneid.adapters.kms import DerivedKeyMac
+
+        return DerivedKeyMac(self.kms, self.settings.otp_mac_key_id, purpose="decision-record")

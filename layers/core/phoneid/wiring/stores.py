@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         ChangeEventLog,
         ClientStore,
         ConnectProfiles,
+        DecisionStore,
         EnrollmentStore,
         IdempotencyStore,
         IdentitySource,
@@ -31,6 +32,15 @@ if TYPE_CHECKING:
 
 
 class Stores(Keys):
+    @cached_property
+    def decision_store(self) -> DecisionStore:
+        from datetime import timedelta
+
+        from phoneid.adapters.dynamodb.decisions import DynamoDecisionStore
+
+        retention = timedelta(days=self.settings.decision_retention_days)
+        return DynamoDecisionStore(self.dynamodb, self.settings.decisions_table, self.cipher, retention)
+
     @cached_property
     def sessions(self) -> SessionStore:
         from phoneid.adapters.dynamodb.sessions import DynamoSessionStore
