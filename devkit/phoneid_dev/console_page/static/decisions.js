@@ -96,7 +96,7 @@ function decisionRow(item) {
   row.append(
     element("td", time(item.endedAt), "at"),
     element("td", item.kind, "kind"),
-    element("td", item.flow ?? "", "flow"),
+    element("td", item.flow ?? "", "flow-type"),
     element("td", numberShown(item.number), "number"),
     element("td", item.outcome, "outcome"),
     element("td", reasons.join(", "), "reasons"),
@@ -127,6 +127,9 @@ async function listPage(append) {
   if (asked !== decisions.asked) return;
   if (!answer.ok) {
     showError("decision-error", refusal(answer));
+    decisions.lastKey = null;
+    showRows([], false);
+    byId("decisions-empty").hidden = true; // the error says why
     return;
   }
   showError("decision-error", null);
@@ -301,6 +304,10 @@ async function openDecision(id) {
   if (!answer.ok) {
     showError("decision-error", refusal(answer));
     byId("decision-view").hidden = true;
+    if (decisions.mode === "id") {
+      showRows([], false);
+      byId("decisions-empty").hidden = true; // the error says why
+    }
     return false;
   }
   showError("decision-error", null);
@@ -350,9 +357,8 @@ function drawDays(summary) {
   );
 }
 
-// Horizontal bars, as the day's chart above draws them.
-function drawBars(chart, bars) {
-  const most = Math.max(1, ...bars.map((bar) => bar.count));
+// Horizontal bars, as the day's chart above draws them; the longest is `most` (else the largest count).
+function drawBars(chart, bars, most = Math.max(1, ...bars.map((bar) => bar.count))) {
   const rowHeight = 22;
   const labelWidth = 300;
   const barWidth = 300;
@@ -360,9 +366,10 @@ function drawBars(chart, bars) {
   chart.replaceChildren(
     ...bars.map((bar, index) => {
       const group = svg("g", { class: `bar ${bar.kind}`, "data-label": bar.key, transform: `translate(0 ${index * rowHeight})` });
-      const width = Math.max(2, Math.round((bar.count / most) * barWidth));
+      const width = bar.count ? Math.max(2, Math.round((bar.count / most) * barWidth)) : 0;
       group.append(
-        svg("text", { x: 0, y: 15 }, bar.label.length > 44 ? `${bar.label.slice(0, 43)}…` : bar.label),
+        svg("title", {}, `${bar.label}: ${bar.text ?? bar.count}`),
+        svg("text", { class: "label", x: 0, y: 15 }, bar.label.length > 44 ? `${bar.label.slice(0, 43)}…` : bar.label),
         svg("rect", { class: bar.kind, x: labelWidth, y: 3, width, height: 16, rx: 3 }),
         svg("text", { class: "count", x: labelWidth + width + 6, y: 15 }, bar.text ?? bar.count),
       );
@@ -391,10 +398,11 @@ function renderSummary(summary) {
     Object.entries(summary.conversion).map(([channel, conversion]) => ({
       key: channel,
       label: `${CHANNELS[channel] ?? channel}: ${conversion.succeeded} of ${conversion.attempted}`,
-      count: conversion.succeeded,
+      count: Math.round((conversion.rate ?? 0) * 100),
       text: conversion.rate === undefined || conversion.rate === null ? "none tried" : `${Math.round(conversion.rate * 100)} %`,
       kind: "pass",
     })),
+    100,
   );
 }
 
