@@ -23,7 +23,8 @@ from phoneid.domain.decisions import (
 from phoneid_dev.console_page.decisions import ConsoleDecisions, DecisionRoutes
 from tests.harness import Api
 
-SWAPPED = "+14045550135"
+SWAPPED = "+14045550135"  # Quin Code9135: complete fails with 9135 (docs/sandbox.md)
+SWAPPED_DOB = "1986-05-17"
 OTHER = "+12025550111"
 
 
@@ -76,6 +77,32 @@ def seeded(make_api: Callable[..., Api]) -> Seeded:
     seeded.record(seeded.client, "batch-1#2", OTHER, 10, kind=Kind.VERIFY_BATCH, flow="verifiedUser")
     seeded.record(seeded.stranger, "flow-strangers", SWAPPED, 5)
     return seeded
+
+
+def test_a_flow_the_client_ran_is_found_by_its_number_and_opens_whole(seeded: Seeded) -> None:
+    # Given a client that ran the SIM-swapped user's staged flow through the API
+    integrator = seeded.api.integrator(name="runs flows")
+    correlation = {"correlationId": integrator.start(phoneNumber=SWAPPED).json()["correlationId"]}
+    assert integrator.post("/v3/validate", correlation).status == 200
+    challenged = integrator.post("/v3/challenge", {**correlation, "dob": SWAPPED_DOB}).json()
+    completed = integrator.post("/v3/complete", {**correlation, "individual": challenged["individual"]})
+    assert completed.json()["success"] is False
+
+    seeded.api.clock.advance(seconds=1)  # a list ends before now (`to` is exclusive)
+
+    # When the operator chooses that client and searches the number, then opens what is found
+    status, found = seeded.console.search(integrator.client_id, phone_number=SWAPPED)
+    _, view = seeded.console.view(integrator.client_id, str(correlation["correlationId"]))
+
+    # Then the flow's decision is the one found, and opens with the evaluation that failed it
+    assert status == 200
+    assert [item["id"] for item in found["results"]] == [correlation["correlationId"]]
+    assert (view["kind"], view["outcome"], view["reasonCodes"]) == ("staged", "fail", [9135])
+    assert view["evaluation"]["authentication"]["result"] == "fail"
+    # And nothing of the person is in either: not the number, the date of birth or the SSN
+    shown = json.dumps([found, view])
+    for kept_out in (SWAPPED, SWAPPED[2:], SWAPPED_DOB, "991351016"):
+        assert kept_out not in shown
 
 
 def test_the_latest_decisions_of_the_chosen_client_come_newest_first_with_no_number_in_clear(
