@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
@@ -66,6 +67,12 @@ def staged_flow(integrator: Integrator, phone: str = TOKEN_ONLY, **complete: Any
     return correlation_id
 
 
+def unify_flow(integrator: Integrator) -> tuple[str, str]:
+    answer = integrator.post("/v3/unify", {"possessionType": "mobile", "phoneNumber": OTP_PASS})
+    assert answer.status == 200, answer.body
+    return answer.json()["correlationId"], answer.json()["authToken"]
+
+
 def record_items(api: Api) -> list[dict[str, Any]]:
     return [item for item in api.table_items("DecisionsTable") if "data" in item]
 
@@ -104,7 +111,8 @@ def test_a_completed_staged_flow_has_one_record_with_its_evaluation_policy_facts
     }
     assert body["number"] == {"country": "US", "lastTwo": "11"}
     assert body["clientRequestId"] == "complete-7"
-    assert body["policy"]["id"] == "default" and len(body["policy"]["hash"]) == 64
+    assert body["policy"]["id"] == "default"
+    assert len(body["policy"]["hash"]) == 64
     assert body["possession"] == {
         "status": "passed",
         "method": "preset",
@@ -132,7 +140,7 @@ def test_a_flow_whose_possession_failed_ends_at_validate_with_a_failed_record(ap
     device.enter("1111")
 
     # When the integrator validates
-    validated = integrator.post("/v3/validate", {"correlationId": correlation_id})
+    validated = integrator.post("/v3/validate", {"correlationId": correlation_id, "clientRequestId": "val-2"})
 
     # Then the flow ended there, and its record says so, with the code sent and entered once
     assert validated.status == 200
@@ -150,7 +158,77 @@ def test_a_flow_whose_possession_failed_ends_at_validate_with_a_failed_record(ap
         "linksSent": 0,
         "linkOpened": False,
     }
-    assert "evaluation" not in body and "policy" not in body
+    assert "evaluation" not in body
+    assert "policy" not in body
+    assert body["clientRequestId"] == "val-2"
+
+
+def test_a_flow_whose_challenge_failed_ends_there_with_a_failed_record(api: Api) -> None:
+    # Given a flow of the token-only user, validated
+    integrator = api.integrator()
+    correlation_id = integrator.start(phoneNumber=TOKEN_ONLY).json()["correlationId"]
+    integrator.post("/v3/validate", {"correlationId": correlation_id})
+
+    # When the challenge gives another birth date
+    challenged = integrator.post(
+        "/v3/challenge", {"correlationId": correlation_id, "dob": "1970-01-01", "clientRequestId": "ch-1"}
+    )
+
+    # Then the flow ended with a failed record of the challenge, its possession passed
+    assert challenged.status == 200
+    assert challenged.json()["success"] is False
+    body = Decisions(api, integrator).get(correlation_id).json()
+    assert (body["outcome"], body["step"], body["clientRequestId"]) == ("fail", "challenge", "ch-1")
+    assert body["possession"]["status"] == "passed"
+
+
+def test_a_unify_flow_records_its_key_bound_and_then_used(api: Api) -> None:
+    # Given a first unify in which OTP passed and the device registered a key, then a second visit
+    integrator = api.integrator()
+    first_id, token = unify_flow(integrator)
+    device = Device(integrator.api, token)
+    device.send_otp()
+    device.enter("1234")
+    device.register()
+    first = integrator.post("/v3/unify-status", {"correlationId": first_id, "clientRequestId": "u-1"})
+    second_id, token = unify_flow(integrator)
+    device.for_flow(token).prove()
+    second = integrator.post("/v3/unify-status", {"correlationId": second_id})
+
+    # When both records are read
+    decisions = Decisions(api, integrator)
+    records = [decisions.get(first_id).json(), decisions.get(second_id).json()]
+
+    # Then each is a unify record that passed: the first bound the key after a text, the second used it
+    assert first.status == second.status == 200
+    assert [(r["kind"], r["outcome"], r["step"]) for r in records] == [("unify", "pass", "unify-status")] * 2
+    assert records[0]["possession"]["deviceKey"] == "bound"
+    assert (records[0]["possession"]["smsSent"], records[0]["clientRequestId"]) == (1, "u-1")
+    assert records[1]["possession"]["deviceKey"] == "used"
+    assert records[1]["possession"]["smsSent"] == 0
+
+
+def test_unify_bind_records_its_decision(make_api: Callable[..., Api]) -> None:
+    # Given an EU production flow of possessionType none whose device registered a key
+    api = make_api(tier="production", region="EU")
+    integrator = api.integrator()
+    answer = integrator.post("/v3/unify", {"possessionType": "none"})
+    correlation_id = answer.json()["correlationId"]
+    Device(api, answer.json()["authToken"]).register()
+
+    # When the integrator binds
+    bound = integrator.post("/v3/unify-bind", {"correlationId": correlation_id, "clientRequestId": "b-1"})
+
+    # Then its record is the bind's
+    assert bound.status == 200
+    body = Decisions(api, integrator).get(correlation_id).json()
+    assert (body["kind"], body["step"], body["outcome"], body["clientRequestId"]) == (
+        "unify",
+        "unify-bind",
+        "pass",
+        "b-1",
+    )
+    assert (body["tier"], body["region"], body["possession"]["deviceKey"]) == ("production", "EU", "bound")
 
 
 def test_a_verify_and_each_item_of_a_batch_have_their_records(api: Api) -> None:
@@ -175,7 +253,8 @@ def test_a_verify_and_each_item_of_a_batch_have_their_records(api: Api) -> None:
             "clientRequestId": "batch-3",
         },
     )
-    assert single.status == 200 and batch.status == 200, batch.body
+    assert single.status == 200
+    assert batch.status == 200, batch.body
     decisions = Decisions(api, integrator)
 
     # When each is read by its id
@@ -261,7 +340,8 @@ def test_records_are_found_by_number_kind_outcome_reason_request_id_and_time(api
     )
     listed = decisions.listed(phoneNumber=TOKEN_ONLY)[0]
     assert listed["number"] == {"country": "US", "lastTwo": "11"}
-    assert "facts" not in listed and "clientRequestId" not in listed
+    assert "facts" not in listed
+    assert "clientRequestId" not in listed
 
 
 def test_pages_follow_each_other_and_a_tampered_page_key_is_refused(api: Api) -> None:
@@ -486,4 +566,5 @@ def test_no_record_page_key_or_log_line_holds_the_number_a_name_a_birth_date_an_
     text = "\n".join(stored) + page_key + caplog.text
     assert [canary for canary in canaries if canary in "\n".join(stored)] == []
     assert [canary for canary in canaries if canary in page_key] == []
-    assert "911456711" not in text and "1999-08-08" not in caplog.text
+    assert "911456711" not in text
+    assert "1999-08-08" not in caplog.text
