@@ -145,7 +145,8 @@ class UnifyFlow:
         )
         evaluation, state, bound = decided["last"]
         unify = session.unify
-        device_key = "bound" if bound else "used" if unify and unify.proven_device_id else None
+        # A proven key stood in for possession (and is only touched); any other key the answer wrote is new.
+        device_key = "used" if unify and unify.proven_device_id else "bound" if bound else None
         record = self._decisions.of_flow(
             replace(session, possession=state),
             ended_at=self._clock.now(),

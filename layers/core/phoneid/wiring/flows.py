@@ -125,7 +125,6 @@ class Flows(Signals, Tokens, Push):
             stack=self.stack,
             websocket_url=self.settings.websocket_url,
             offer=self.method_offer,
-            decisions=self.decision_log,
         )
 
     # --- the staged flow, Unify and device keys ------------------------------------------------
