@@ -1,6 +1,7 @@
 """What the local stack does on its own while it runs, as AWS would: print the outbox, deliver the
 queues' messages (Lambda's SQS event source mappings), log the state machines' executions and rotate
-the token keys (EventBridge Scheduler). Each runs as a task for the app's lifespan."""
+the token keys (EventBridge Scheduler), and delete expired items (DynamoDB's TTL). Each runs as a
+task for the app's lifespan."""
 
 from __future__ import annotations
 
@@ -64,6 +65,8 @@ class BackgroundTasks:
             asyncio.create_task(every(1.0, lambda: log_workflows(executions), "WORKFLOW watch failed")),
             # The rotation's hourly schedule, run every minute here: the local clock may jump days.
             asyncio.create_task(every(60.0, dev.rotate_token_keys, "TOKEN KEYS rotation failed")),
+            # DynamoDB's TTL: expired items deleted, their deletions to the streams' consumers.
+            asyncio.create_task(every(60.0, dev.sweep_expired, "TTL sweep failed")),
         ]
         if dev.data is not None:  # phoneid dev --data: a crash (kill -9) loses at most this long's changes
             tasks.append(asyncio.create_task(every(SAVE_SECONDS, dev.save_data, "DATA save failed")))

@@ -248,6 +248,12 @@ class DevStack:
         )
         return report
 
+    def sweep_expired(self) -> int:
+        """DynamoDB's TTL on the local clock: expired items deleted, each to its stream's consumer."""
+        from phoneid_dev.ttl import TtlSweeper
+
+        return TtlSweeper(self.stack, self.clock.now).sweep()
+
     def deliver_queued(self) -> Polled:
         """Feed the queues' visible messages to their functions until none is left."""
         received = failed = 0

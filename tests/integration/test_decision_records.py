@@ -609,3 +609,52 @@ def test_a_record_that_cannot_be_written_leaves_the_answer_whole_and_is_logged_f
     assert line["error_type"] == "InternalError"
     assert "Lena" not in json.dumps(line)
     assert "2025550112" not in json.dumps(line)
+
+
+# --- a flow that expired unanswered -------------------------------------------------------------------
+
+
+def ttl_deleted(item: dict[str, Any], *, by_ttl: bool = True) -> dict[str, Any]:
+    """SessionsTable's stream record of ``item`` deleted, as DynamoDB's TTL deletes it."""
+    record: dict[str, Any] = {"eventName": "REMOVE", "dynamodb": {"OldImage": item}}
+    if by_ttl:
+        record["userIdentity"] = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+    return record
+
+
+def session_item(api: Api, correlation_id: str) -> dict[str, Any]:
+    [item] = [
+        i for i in api.table_items("SessionsTable") if i.get("correlationId", {}).get("S") == correlation_id
+    ]
+    return item
+
+
+def test_a_flow_left_open_gets_an_expired_record_when_ttl_deletes_its_session(api: Api) -> None:
+    # Given a flow validated and then left (challenge still to come), and a completed flow
+    integrator = api.integrator()
+    started_at = api.clock.now()
+    left = integrator.start(phoneNumber=TOKEN_ONLY).json()["correlationId"]
+    integrator.post("/v3/validate", {"correlationId": left})
+    done = staged_flow(integrator)
+    items = [session_item(api, left), session_item(api, done)]
+
+    # When TTL deletes both sessions (twice, as a stream may deliver a batch again), and a session is
+    # deleted by something else than TTL
+    event = {"Records": [ttl_deleted(item) for item in items]}
+    first = api.invoke("SessionExpiredFunction", event)
+    again = api.invoke("SessionExpiredFunction", event)
+    other = api.invoke("SessionExpiredFunction", {"Records": [ttl_deleted(items[0], by_ttl=False)]})
+
+    # Then the flow left open has one failed record that ended when it expired; the completed one
+    # keeps its own; the summary counts the expired flow once
+    assert (first, again, other) == ({"expired": 1}, {"expired": 1}, {"expired": 0})
+    decisions = Decisions(api, integrator)
+    body = decisions.get(left).json()
+    assert (body["outcome"], body["step"], body["kind"]) == ("fail", "expired", "staged")
+    assert body["endedAt"] == (started_at + timedelta(minutes=15)).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z"
+    )
+    assert body["possession"]["status"] == "passed"
+    assert decisions.get(done).json()["step"] == "complete"
+    summary = decisions.summary().json()
+    assert (summary["total"], summary["failed"]) == (2, 1)

@@ -60,6 +60,10 @@ class SessionStore(Protocol):
         """(client id, correlationId) of the session the secret belongs to, while that session lives."""
         ...
 
+    def expired(self, image: Mapping[str, Any]) -> Session | None:
+        """The session a deleted item held (the table stream's image), or None for another item."""
+        ...
+
 
 class DeviceKeyStore(Protocol):
     def get(self, client_id: str, device_id: str) -> DeviceKey | None:

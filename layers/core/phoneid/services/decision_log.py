@@ -134,6 +134,10 @@ class DecisionLog:
             **fields,
         )
 
+    def of_expired(self, session: Session) -> DecisionRecord:
+        """A flow that expired before an answer ended it: failed, as its session last stood."""
+        return self.of_flow(session, ended_at=session.expires_at, step="expired", client_request_id=None)
+
     def of_verification(
         self,
         caller_id: str,

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from phoneid.services.decision_log import DecisionLog
     from phoneid.services.decisions import DecisionBook
     from phoneid.services.devicekeys import DeviceKeyClient
+    from phoneid.services.expired_flows import ExpiredFlows
     from phoneid.services.identity_manager import IdentityManager
     from phoneid.services.possession import Possession
     from phoneid.services.ratelimit import AuthThrottle, RateLimit
@@ -36,6 +37,12 @@ class Flows(Signals, Tokens, Push):
 
         settings = self.settings
         return DecisionLog(self.decision_store, self.decision_mac, tier=settings.tier, region=settings.region)
+
+    @cached_property
+    def expired_flows(self) -> ExpiredFlows:
+        from phoneid.services.expired_flows import ExpiredFlows
+
+        return ExpiredFlows(self.sessions, self.decision_log)
 
     @cached_property
     def decisions(self) -> DecisionBook:

@@ -176,6 +176,14 @@ class DynamoSessionStore:
 
         return replace(session, challenge=SealedChallenge(opened))
 
+    def expired(self, image: Mapping[str, Any]) -> Session | None:
+        """The session a stream's image of a deleted item held (DynamoDB's attribute values), or
+        None for the table's other items (the pointers to sessions)."""
+        values = plain(image)
+        if "correlationId" not in values or "nextStep" not in values:
+            return None
+        return self._to_session(values)
+
     def create(self, session: Session) -> None:
         item = {
             **self._key(session.client_id, session.correlation_id),
