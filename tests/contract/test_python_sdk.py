@@ -84,6 +84,11 @@ CALLS: dict[str, Callable[[PhoneIdClient], Any]] = {
     "activate_identity": lambda c: c.activate_identity(SERVICE_ID),
     "deactivate_identity": lambda c: c.deactivate_identity(SERVICE_ID),
     "lookup_identities": lambda c: c.lookup_identities("+12025550123"),
+    # The list is an iterator: nothing is sent until its first record is asked for
+    "list_decisions": lambda c: next(c.list_decisions(kind="verify")),
+    "get_decision": lambda c: c.get_decision(f"{CORRELATION_ID}#3"),
+    "summarise_decisions": lambda c: c.summarise_decisions(from_="2026-11-01", to="2026-11-30"),
+    "erase_decisions": lambda c: c.erase_decisions("+12025550123"),
 }
 
 
