@@ -8,7 +8,7 @@ import threading
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.hashes import SHA256
 from phoneid.adapters.es256 import jwk_of
 from phoneid.domain.clients import Client
 from phoneid.domain.connect import Batch, BatchState, ConnectProfile
+from phoneid.domain.decisions import DecisionPage, DecisionQuery, DecisionRecord, added
 from phoneid.domain.devicekeys import DeviceKey, KeyStatus
 from phoneid.domain.errors import PhoneIdError
 from phoneid.domain.idempotency import KeyRecord, RecordStatus
@@ -718,3 +719,73 @@ class InMemoryPushSubscriptions:
 
     def release_event(self, key: str) -> None:
         self.claims.pop(key, None)
+
+
+class InMemoryDecisionStore:
+    """DecisionStore: the records by (client, id), counted once as DynamoDecisionStore counts them."""
+
+    def __init__(self) -> None:
+        self.records: dict[tuple[str, str], DecisionRecord] = {}
+        self.tallies: dict[tuple[str, date], dict[str, int]] = {}
+        self._counted: set[tuple[str, str]] = set()
+
+    def add(self, records: Sequence[DecisionRecord], *, once: str | None = None) -> bool:
+        client_id = records[0].client_id
+        key = (client_id, once if once is not None else records[0].id)
+        new = key not in self._counted and (
+            once is not None or (client_id, records[0].id) not in self.records
+        )
+        for record in records:
+            self.records[(record.client_id, record.id)] = record
+        if not new:
+            return False
+        self._counted.add(key)
+        for day, counts in added(records).items():
+            tally = self.tallies.setdefault((client_id, day), {})
+            for name, count in counts.items():
+                tally[name] = tally.get(name, 0) + count
+        return True
+
+    def get(self, client_id: str, decision_id: str) -> DecisionRecord | None:
+        return self.records.get((client_id, decision_id))
+
+    def page(self, client_id: str, query: DecisionQuery, *, limit: int, after: str | None) -> DecisionPage:
+        found = sorted(
+            (
+                r
+                for (owner, _), r in self.records.items()
+                if owner == client_id
+                and query.since <= r.ended_at < query.until
+                and (query.number_mac is None or (r.number is not None and r.number.mac == query.number_mac))
+                and (query.kind is None or r.kind == query.kind)
+                and (query.outcome is None or r.outcome == query.outcome)
+                and (query.reason is None or query.reason in r.reasons)
+                and (query.request_mac is None or r.request_mac == query.request_mac)
+            ),
+            key=lambda r: (r.ended_at, r.id),
+            reverse=True,
+        )
+        start = int(after) if after else 0
+        items = tuple(found[start : start + limit])
+        return DecisionPage(items, str(start + limit) if start + limit < len(found) else None)
+
+    def days(self, client_id: str, first: date, last: date) -> dict[date, dict[str, int]]:
+        return {
+            day: dict(t)
+            for (owner, day), t in self.tallies.items()
+            if owner == client_id and first <= day <= last
+        }
+
+    def erase(self, client_id: str, number_mac: str) -> int:
+        erased = [
+            r
+            for (owner, _), r in self.records.items()
+            if owner == client_id and r.number and r.number.mac == number_mac
+        ]
+        for record in erased:
+            del self.records[(client_id, record.id)]
+        for day, counts in added(erased).items():
+            tally = self.tallies.setdefault((client_id, day), {})
+            for name, count in counts.items():
+                tally[name] = tally.get(name, 0) - count
+        return len(erased)

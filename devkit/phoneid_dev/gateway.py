@@ -66,7 +66,11 @@ class LocalGateway:
     def __init__(self, stack: LocalStack, answers: AuthorizerAnswers | None = None) -> None:
         self._stack = stack
         self._template = stack.template
-        self._routes = self._template.routes + self._template.preflights
+        # As API Gateway chooses: a path's literal segment before a variable one, so that
+        # /v3/decisions/summary is never taken for /v3/decisions/{id}.
+        self._routes = sorted(
+            self._template.routes + self._template.preflights, key=lambda r: r.path.count("{")
+        )
         self._authorizers = self._template.authorizers
         self._cors = self._template.cors
         self._answers = answers

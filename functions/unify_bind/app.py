@@ -9,7 +9,7 @@ app = make_app()
 
 @app.post("/v3/unify-bind")
 def unify_bind(request: UnifyCorrelationRequest) -> UnifyStatusResponse:
-    return container().unify.bind(caller(app), request.required_correlation_id())
+    return container().unify.bind(caller(app), request.required_correlation_id(), request.clientRequestId)
 
 
 handler = entrypoint(app)

@@ -9,7 +9,7 @@ app = make_app()
 
 @app.post("/v3/unify-status")
 def unify_status(request: UnifyCorrelationRequest) -> UnifyStatusResponse:
-    return container().unify.status(caller(app), request.required_correlation_id())
+    return container().unify.status(caller(app), request.required_correlation_id(), request.clientRequestId)
 
 
 handler = entrypoint(app)

@@ -9,7 +9,7 @@ app = make_app()
 
 @app.post("/v3/validate")
 def validate(request: CorrelationRequest) -> ValidateResponse:
-    return container().staged.validate(caller(app), request.correlationId)
+    return container().staged.validate(caller(app), request.correlationId, request.clientRequestId)
 
 
 handler = entrypoint(app)

@@ -116,3 +116,10 @@ def test_the_banner_names_the_console_which_serves_its_page_its_files_and_its_fe
     assert http.get("/console/secrets.txt").status_code == 404
     assert feed.status_code == 200
     assert set(feed.json()) >= {"requests", "flows", "messages", "batches", "webhooks", "today"}
+    # And its Decisions panel's script, which lists the stack's clients, the banner's named so
+    decisions = http.get("/console/decisions.js")
+    clients = http.get("/_local/console/clients").json()["clients"]
+    assert '<script src="/console/decisions.js"></script>' in page.text
+    assert decisions.status_code == 200
+    assert "/_local/console/decisions/search" in decisions.text
+    assert "banner" in [client["role"] for client in clients]

@@ -63,6 +63,7 @@ def connect_batches(container: bootstrap.Container, **changes: Any) -> ConnectBa
         "mailer": container.mailer,
         "clients": container.clients,
         "verify": container.verify.verify_many,
+        "decisions": container.decision_log,
         "clock": container.clock,
         "region": container.settings.region,
         "operator_emails": container.settings.operator_emails,

@@ -25,6 +25,7 @@ from phoneid.domain.session import Session
 from phoneid.domain.signals import NumberHistory
 from phoneid.domain.tokens import Audience
 from phoneid.ports import IdentitySource
+from phoneid.services.decision_log import DecisionLog
 from phoneid.services.policies import PolicyBook
 from phoneid.services.sessions import SessionSteps
 from phoneid.services.signals import ScriptedSignals, SignalGatherer, SignalSources
@@ -32,6 +33,7 @@ from phoneid.services.staged import StagedFlow
 from tests.fakes import (
     FakeClock,
     InMemoryClientStore,
+    InMemoryDecisionStore,
     InMemoryIdentityStore,
     InMemorySessionStore,
     LocalSigner,
@@ -123,6 +125,7 @@ def staged_world(
         signals=ScriptedSignals(catalogue) if catalogue is not None else production_signals(source, clock),
         policies=PolicyBook(InMemoryClientStore(), clock),
         offer=MethodOffer(catalogue, mobile_auth_runs=catalogue is not None, region=region),
+        decisions=DecisionLog(InMemoryDecisionStore(), LocalMac(), tier=tier, region=region),
     )
     return StagedWorld(flow=flow, sessions=sessions, clock=clock, signer=signer, audience=audience)
 

@@ -29,9 +29,10 @@ from phoneid.domain.connect.rejection import Rejection
 from phoneid.domain.connect.writer import OUTPUT_COLUMNS
 from phoneid.domain.credentials import hash_secret
 from phoneid.domain.errors import InternalError, PhoneIdError, UnauthorizedForCountry
-from phoneid.domain.evaluation import Assurance, Category, Evaluation
+from phoneid.domain.evaluation import Assurance, Category, Evaluation, default_policy
 from phoneid.domain.verification import Label, VerificationType, VerifyItem
 from phoneid.services.connect import ConnectBatches
+from phoneid.services.decision_log import DecisionLog
 from phoneid.services.verify import Verified
 from tests.fakes import (
     START,
@@ -39,9 +40,11 @@ from tests.fakes import (
     InMemoryBatchStates,
     InMemoryClientStore,
     InMemoryConnectProfiles,
+    InMemoryDecisionStore,
     InMemoryObjectStore,
     RecordingMailer,
 )
+from tests.unit.helpers import LocalMac
 
 ENROLL_KEY = "acme-enroll-key-7f3a"
 OTHER_KEY = "globex-enroll-key-0000"
@@ -98,6 +101,8 @@ class ScriptedVerify:
             phone_alias=f"ALIAS{phone[-4:]}",
             businesses=(),
             po_boxes=False,
+            observations={},
+            policy=default_policy(),
         )
 
 
@@ -180,6 +185,7 @@ def make_world(
         mailer,
         clients,
         verify,
+        DecisionLog(InMemoryDecisionStore(), LocalMac(), tier="sandbox", region="US"),
         clock,
         "US",
         chunk_rows=chunk_rows,

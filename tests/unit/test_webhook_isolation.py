@@ -122,6 +122,7 @@ def production(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         "SMS_PER_NUMBER_PER_HOUR": "5",
         "SMS_PER_CLIENT_PER_HOUR": "500",
         "MONITOR_MAX_SEGMENTS": "256",
+        "DECISION_RETENTION_DAYS": "1825",
         "PHONEID_TIER": "production",
         "PHONEID_REGION": "US",
         "CONNECT_TRANSPORT": "s3",

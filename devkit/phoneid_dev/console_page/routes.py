@@ -1,6 +1,7 @@
 """The console's routes: the page at ``/console`` (plain HTML, CSS and JS beside this module, under a
-policy that lets it reach nothing but the stack) and the JSON feed it polls, ``/_local/console/feed``
-(docs/adr/0105-a-console-fed-by-what-the-stack-already-sees.md)."""
+policy that lets it reach nothing but the stack), the JSON feed it polls, ``/_local/console/feed``
+(docs/adr/0105-a-console-fed-by-what-the-stack-already-sees.md), and the Decisions panel's
+(``phoneid_dev.console_page.decisions``)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ from starlette.routing import BaseRoute, Route
 
 from phoneid.domain.connect import Batch
 from phoneid.domain.reasons import REASONS, describe
+from phoneid_dev.console_page.decisions import ConsoleDecisions, DecisionRoutes
 from phoneid_dev.console_page.feed import ConsoleFeed
 from phoneid_dev.console_page.panels import WebhookAttempts, batch_row, messages
 
 STATIC = Path(__file__).parent / "static"
-FILES = {"console.js": "text/javascript", "console.css": "text/css"}
+FILES = {"console.js": "text/javascript", "decisions.js": "text/javascript", "console.css": "text/css"}
 
 # Its own script and style, and requests to the stack only.
 CONSOLE_POLICY = (
@@ -33,7 +35,7 @@ REASON_TEXT = {str(code): describe(code) for code in REASONS}
 
 class ConsoleSources:
     """Where the feed's panels read: the outbox, the Connect batches with their finished chunks, and
-    the webhook attempts."""
+    the webhook attempts; and where the Decisions panel reads, when the console has one."""
 
     def __init__(
         self,
@@ -42,12 +44,14 @@ class ConsoleSources:
         batches: Callable[[], list[Batch]],
         chunks_done: Callable[[Batch], int],
         webhooks: WebhookAttempts,
+        decisions: ConsoleDecisions | None = None,
     ) -> None:
         self.feed = feed
         self._sent = sent
         self._batches = batches
         self._chunks_done = chunks_done
         self.webhooks = webhooks
+        self.decisions = decisions
 
     def snapshot(self, after: int) -> dict[str, Any]:
         """Everything the page shows; of the requests only those after sequence number ``after``."""
@@ -83,10 +87,12 @@ class ConsoleRoutes:
         self._sources = sources
 
     def routes(self) -> list[BaseRoute]:
+        decisions = getattr(self._sources, "decisions", None)  # a test's sources may have none
         return [
             Route("/console", self.page, methods=["GET"]),
             Route("/console/{name}", self.file, methods=["GET"]),
             Route("/_local/console/feed", self.feed, methods=["GET"]),
+            *(DecisionRoutes(decisions).routes() if decisions is not None else []),
         ]
 
     async def page(self, request: Request) -> Response:

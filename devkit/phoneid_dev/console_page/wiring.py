@@ -1,5 +1,6 @@
 """The console put together for a running stack: its feed on the template's routes and the stack's
-clock, its panels on the stack's outbox, Connect batches and webhook queue poller."""
+clock, its panels on the stack's outbox, Connect batches and webhook queue poller, and its decisions
+on the stack's clients and decision records."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from phoneid.bootstrap import container
 from phoneid.domain.connect import Batch, BatchState
 from phoneid.domain.connect.names import result_key
 from phoneid.domain.webhooks import loggable_url
+from phoneid_dev.console_page.decisions import ConsoleDecisions
 from phoneid_dev.console_page.feed import ConsoleFeed
 from phoneid_dev.console_page.panels import WebhookAttempts
 from phoneid_dev.console_page.routes import ConsoleSources
@@ -25,7 +27,12 @@ def console_of(dev: DevStack) -> ConsoleSources:
     webhooks = WebhookAttempts(WEBHOOK_FUNCTION, _webhook_endpoint, dev.clock.now)
     for poller in dev.queue_pollers:
         poller.observers.append(webhooks.seen)
-    return ConsoleSources(feed, dev.outbox.messages, _recent_batches, _chunks_done, webhooks)
+    decisions = ConsoleDecisions(
+        lambda: container().clients,
+        lambda: container().decisions,
+        lambda: {credentials["client_id"]: role for role, credentials in dev.own_clients.kept.items()},
+    )
+    return ConsoleSources(feed, dev.outbox.messages, _recent_batches, _chunks_done, webhooks, decisions)
 
 
 def _known_client(client_id: str) -> bool:

@@ -11,14 +11,30 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from datetime import datetime
 from functools import cache
+from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
-from phoneid.domain.decisions import DecisionRecord, NumberRef, PolicyRef
-from phoneid.domain.phone import PhoneNumber, Region
+from phoneid.domain.decisions import (
+    DecisionRecord,
+    Kind,
+    NumberRef,
+    Outcome,
+    PolicyRef,
+    PossessionAttempts,
+    facts_of,
+)
+from phoneid.domain.errors import PhoneIdError
+from phoneid.domain.evaluation import Evaluation, Observations, default_policy
+from phoneid.domain.phone import InvalidPhoneNumber, PhoneNumber, Region, parse_phone
 from phoneid.domain.policy import Policy
+from phoneid.domain.session import Session
 from phoneid.ports import DecisionStore, KeyedDigest
+
+if TYPE_CHECKING:
+    from phoneid.services.verify.verifier import Verified
 
 logger = Logger(child=True)
 
@@ -30,11 +46,12 @@ def _policy_hash(canonical: str) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def policy_ref(policy: Policy, *, default: bool) -> PolicyRef:
+def policy_ref(policy: Policy) -> PolicyRef:
     """The policy as a record names it: the stack's default or the client's own, its version, and a
     SHA-256 of its canonical JSON (the same document always gives the same hash)."""
     canonical = json.dumps(policy.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-    return PolicyRef("default" if default else "client", policy.version, _policy_hash(canonical))
+    named = "default" if policy is default_policy() else "client"
+    return PolicyRef(named, policy.version, _policy_hash(canonical))
 
 
 class DecisionLog:
@@ -74,3 +91,122 @@ class DecisionLog:
                     "error_type": type(error).__name__,
                 },
             )
+
+    # --- records of each kind --------------------------------------------------------------------
+
+    def of_flow(
+        self,
+        session: Session,
+        *,
+        ended_at: datetime,
+        step: str,
+        client_request_id: str | None,
+        evaluation: Evaluation | None = None,
+        observations: Observations | None = None,
+        policy: Policy | None = None,
+        device_key: str | None = None,
+    ) -> DecisionRecord:
+        """A staged or unify flow's record, as the step that ended it answered: with the policy's
+        evaluation (complete, unify), or failed before one (possession or challenge failed)."""
+        client_id = session.client_id
+        fields = {
+            "id": session.correlation_id,
+            "client_id": client_id,
+            "tier": self.tier,
+            "region": self.region,
+            "kind": Kind.STAGED if session.unify is None else Kind.UNIFY,
+            "flow": session.flow_type,
+            "started_at": session.created_at,
+            "ended_at": ended_at,
+            "step": step,
+            "possession": PossessionAttempts.of(session.possession, device_key=device_key),
+            "number": self.number_of(client_id, session.phone_number),
+            "client_request_id": client_request_id,
+            "request_mac": self.request_mac(client_id, client_request_id),
+        }
+        if evaluation is None:
+            return DecisionRecord(outcome=Outcome.FAIL, **fields)  # type: ignore[arg-type]
+        return DecisionRecord.evaluated(
+            evaluation,
+            policy=policy_ref(policy) if policy else None,
+            facts=facts_of(observations or {}),
+            facts_at=ended_at,
+            **fields,
+        )
+
+    def of_verification(
+        self,
+        caller_id: str,
+        decision_id: str,
+        kind: Kind,
+        outcome: Verified | PhoneIdError,
+        *,
+        flow: str,
+        started_at: datetime,
+        ended_at: datetime,
+        client_request_id: str | None,
+        phone_number: str | None = None,
+    ) -> DecisionRecord:
+        """A verification's record (``/v3/verify``, a batch's item, a Connect row): its evaluation,
+        or the error that refused the item before one (``phone_number``: the item's, if any)."""
+        fields = {
+            "id": decision_id,
+            "client_id": caller_id,
+            "tier": self.tier,
+            "region": self.region,
+            "kind": kind,
+            "flow": flow,
+            "started_at": started_at,
+            "ended_at": ended_at,
+            "client_request_id": client_request_id,
+            "request_mac": self.request_mac(caller_id, client_request_id),
+        }
+        if isinstance(outcome, PhoneIdError):
+            number = self.number_of(caller_id, phone_number) if phone_number else None
+            return DecisionRecord(outcome=Outcome.ERROR, error_code=outcome.code, number=number, **fields)  # type: ignore[arg-type]
+        return DecisionRecord.evaluated(
+            outcome.evaluation,
+            policy=policy_ref(outcome.policy),
+            facts=facts_of(outcome.observations),
+            facts_at=ended_at,
+            number=self.number_of(caller_id, outcome.phone_number),
+            **fields,
+        )
+
+    def refused(
+        self,
+        caller_id: str,
+        decision_id: str,
+        kind: Kind,
+        code: int,
+        *,
+        flow: str | None,
+        started_at: datetime,
+        ended_at: datetime,
+        client_request_id: str | None,
+    ) -> DecisionRecord:
+        """An item refused before anything was decided (a batch item that is not a valid item)."""
+        return DecisionRecord(
+            id=decision_id,
+            client_id=caller_id,
+            tier=self.tier,
+            region=self.region,
+            kind=kind,
+            flow=flow,
+            started_at=started_at,
+            ended_at=ended_at,
+            outcome=Outcome.ERROR,
+            error_code=code,
+            client_request_id=client_request_id,
+            request_mac=self.request_mac(caller_id, client_request_id),
+        )
+
+    def number_of(self, client_id: str, e164: str | None) -> NumberRef | None:
+        """The number as a record keeps it; a number this stack cannot parse keeps only its MAC."""
+        if not e164:
+            return None
+        try:
+            phone = parse_phone(e164, self.region)
+        except InvalidPhoneNumber:
+            return NumberRef(self.number_mac(client_id, e164), "", e164[-2:] if len(e164) > 2 else "")
+        return self.number(client_id, phone)

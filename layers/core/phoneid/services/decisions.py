@@ -74,8 +74,10 @@ class DecisionBook:
     ) -> DecisionListResponse:
         client_id = caller.client_id
         after = self._page_keys.opened(client_id, start_key) if start_key is not None else None
-        end = _moment(until, "to") if until else self._clock.now()
-        start = _moment(since, "from") if since else end - timedelta(days=DEFAULT_DAYS)
+        now = self._clock.now()
+        # No `to`: no upper bound (a record another instance's clock stamped a moment ahead included).
+        end = _moment(until, "to") if until else now + timedelta(days=1)
+        start = _moment(since, "from") if since else now - timedelta(days=DEFAULT_DAYS)
         if start >= end:
             raise MalformedRequest(problems={"from": "must be before to"})
         number = self._phone(caller, phone_number) if phone_number else None

@@ -33,6 +33,7 @@ from phoneid.domain.sandbox import Catalogue
 from phoneid.domain.session import SESSION_LIFETIME, Challenge, FlowType, Possession, Session, Unify
 from phoneid.domain.tokens import Audience
 from phoneid.ports import Clock, IdentitySource, SessionStore, TokenSigner
+from phoneid.services.decision_log import DecisionLog
 from phoneid.services.policies import PolicyBook
 from phoneid.services.sessions import SessionSteps, require_turn
 from phoneid.services.signals import Gatherer, Subject
@@ -65,7 +66,9 @@ class StagedFlow:
         signals: Gatherer,
         policies: PolicyBook,
         offer: MethodOffer,
+        decisions: DecisionLog,
     ) -> None:
+        self._decisions = decisions
         self._offer = offer
         self._signals = signals
         self._policies = policies
@@ -197,7 +200,9 @@ class StagedFlow:
 
     # --- validate ----------------------------------------------------------------------------
 
-    def validate(self, caller: Caller, correlation_id: str) -> ValidateResponse:
+    def validate(
+        self, caller: Caller, correlation_id: str, client_request_id: str | None = None
+    ) -> ValidateResponse:
         def decide(session: Session) -> tuple[Session, ValidateResponse]:
             require_turn(session, Step.VALIDATE)
             success = session.possession.status == Possession.PASSED
@@ -210,9 +215,18 @@ class StagedFlow:
                 next=next_map(following),
             )
 
-        _, response = self._steps.update(caller.client_id, correlation_id, decide)
+        session, response = self._steps.update(caller.client_id, correlation_id, decide)
         logger.info("validated", extra={"correlationId": correlation_id, "success": response.success})
+        if not response.success:  # possession failed: the flow ends here
+            self.keep_ended(session, "validate", client_request_id)
         return response
+
+    def keep_ended(self, session: Session, step: str, client_request_id: str | None) -> None:
+        """The record of a flow that ended without an evaluation (possession or challenge failed)."""
+        record = self._decisions.of_flow(
+            session, ended_at=self._clock.now(), step=step, client_request_id=client_request_id
+        )
+        self._decisions.keep([record])
 
     # --- challenge ---------------------------------------------------------------------------
 
@@ -238,8 +252,10 @@ class StagedFlow:
                 next=next_map(following),
             )
 
-        _, response = self._steps.update(caller.client_id, request.correlationId, decide)
+        session, response = self._steps.update(caller.client_id, request.correlationId, decide)
         logger.info("challenged", extra={"correlationId": request.correlationId, "success": response.success})
+        if not response.success:
+            self.keep_ended(session, "challenge", request.clientRequestId)
         return response
 
     def _identity(self, session: Session) -> Identity | None:
@@ -274,7 +290,17 @@ class StagedFlow:
             evaluation = evaluate(gathered["observations"], policy, "complete")
             return session.answer(Step.COMPLETE, Step.DONE), evaluation
 
-        _, evaluation = self._steps.update(caller.client_id, request.correlationId, decide)
+        session, evaluation = self._steps.update(caller.client_id, request.correlationId, decide)
+        record = self._decisions.of_flow(
+            session,
+            ended_at=self._clock.now(),
+            step="complete",
+            client_request_id=request.clientRequestId,
+            evaluation=evaluation,
+            observations=gathered["observations"],
+            policy=policy,
+        )
+        self._decisions.keep([record])
         logger.info(
             "completed",
             extra={

@@ -30,6 +30,7 @@ from phoneid.domain.possession import Method, PossessionState, passed
 from phoneid.domain.sandbox import Catalogue, Scenario
 from phoneid.domain.session import Possession, Session, Unify
 from phoneid.ports import Clock, CodeMac, DeviceKeyStore, SessionStore
+from phoneid.services.decision_log import DecisionLog
 from phoneid.services.policies import PolicyBook
 from phoneid.services.sessions import SessionSteps, require_turn
 from phoneid.services.signals import Gatherer, Subject
@@ -53,7 +54,9 @@ class UnifyFlow:
         policies: PolicyBook,
         mac: CodeMac,
         clock: Clock,
+        decisions: DecisionLog,
     ) -> None:
+        self._decisions = decisions
         self._signals = signals
         self._policies = policies
         self._staged = staged
@@ -94,16 +97,23 @@ class UnifyFlow:
 
     # --- unify-status and unify-bind -----------------------------------------------------------
 
-    def status(self, caller: Caller, correlation_id: str) -> UnifyStatusResponse:
-        return self._finish(caller, correlation_id, Step.UNIFY_STATUS)
+    def status(
+        self, caller: Caller, correlation_id: str, client_request_id: str | None = None
+    ) -> UnifyStatusResponse:
+        return self._finish(caller, correlation_id, Step.UNIFY_STATUS, client_request_id)
 
-    def bind(self, caller: Caller, correlation_id: str) -> UnifyStatusResponse:
-        return self._finish(caller, correlation_id, Step.UNIFY_BIND)
+    def bind(
+        self, caller: Caller, correlation_id: str, client_request_id: str | None = None
+    ) -> UnifyStatusResponse:
+        return self._finish(caller, correlation_id, Step.UNIFY_BIND, client_request_id)
 
-    def _finish(self, caller: Caller, correlation_id: str, called: Step) -> UnifyStatusResponse:
+    def _finish(
+        self, caller: Caller, correlation_id: str, called: Step, client_request_id: str | None
+    ) -> UnifyStatusResponse:
         now = self._clock.now()
         policy = self._policies.for_client(caller.client_id)
         gathered: dict[Possession, Observations] = {}
+        decided: dict[str, tuple[Evaluation, PossessionState, bool]] = {}
 
         def observe(session: Session, state: PossessionState) -> Observations:
             """Gathered once per possession outcome, even when the write is retried."""
@@ -127,11 +137,27 @@ class UnifyFlow:
                 raise PossessionIncomplete()
             evaluation = evaluate(observe(session, state), policy, "unify")
             answer, keys = self._outcome(session, evaluation, now)
+            decided["last"] = (evaluation, state, bool(keys))  # what the written session was decided on
             return session.answer(called, Step.DONE), (answer, keys)
 
-        _, (answer, _) = self._steps.update(
+        session, (answer, _) = self._steps.update(
             caller.client_id, correlation_id, decide, keys=lambda result: result[1]
         )
+        evaluation, state, bound = decided["last"]
+        unify = session.unify
+        # A proven key stood in for possession (and is only touched); any other key the answer wrote is new.
+        device_key = "used" if unify and unify.proven_device_id else "bound" if bound else None
+        record = self._decisions.of_flow(
+            replace(session, possession=state),
+            ended_at=self._clock.now(),
+            step=called.value,
+            client_request_id=client_request_id,
+            evaluation=evaluation,
+            observations=gathered[state.status],
+            policy=policy,
+            device_key=device_key,
+        )
+        self._decisions.keep([record])
         logger.info(
             "unify finished",
             extra={"correlationId": correlation_id, "success": answer.success, "step": called.value},

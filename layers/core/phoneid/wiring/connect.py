@@ -72,6 +72,7 @@ class Connect(Flows):
             mailer=self.mailer,
             clients=self.clients,
             verify=self.verify.verify_many,
+            decisions=self.decision_log,
             clock=self.clock,
             region=self.settings.region,
             operator_emails=self.settings.operator_emails,

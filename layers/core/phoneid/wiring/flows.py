@@ -144,6 +144,7 @@ class Flows(Signals, Tokens, Push):
             signals=self.signals,
             policies=self.policies,
             offer=self.method_offer,
+            decisions=self.decision_log,
         )
 
     @cached_property
@@ -160,6 +161,7 @@ class Flows(Signals, Tokens, Push):
             policies=self.policies,
             mac=self.code_mac,
             clock=self.clock,
+            decisions=self.decision_log,
         )
 
     @cached_property
@@ -203,4 +205,6 @@ class Flows(Signals, Tokens, Push):
             aliases=self.alias_mac,
             # The Sandbox decides from its catalogue in memory: threads would only wait for each other.
             item_workers=1 if self.catalogue is not None else ITEM_WORKERS,
+            decisions=self.decision_log,
+            clock=self.clock,
         )

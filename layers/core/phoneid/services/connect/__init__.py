@@ -23,6 +23,7 @@ from phoneid.services.connect.emails import ConnectEmails
 from phoneid.services.connect.fail import FailStep
 from phoneid.services.connect.validate import CHUNK_ROWS, ValidateStep
 from phoneid.services.connect.verify_chunk import VerifyChunkStep, VerifyMany
+from phoneid.services.decision_log import DecisionLog
 
 __all__ = ["CHUNK_ROWS", "ConnectBatches", "VerifyMany"]
 
@@ -38,6 +39,7 @@ class ConnectBatches:
         mailer: Mailer,
         clients: ClientStore,
         verify: VerifyMany,
+        decisions: DecisionLog,
         clock: Clock,
         region: Region,
         chunk_rows: int = CHUNK_ROWS,
@@ -48,5 +50,5 @@ class ConnectBatches:
         self.validate = ValidateStep(
             objects, states, profiles, clients, emails, self.fail, clock, region, chunk_rows
         )
-        self.verify_chunk = VerifyChunkStep(objects, states, clients, verify)
+        self.verify_chunk = VerifyChunkStep(objects, states, clients, verify, decisions, clock)
         self.deliver = DeliverStep(objects, states, profiles, emails, clock)

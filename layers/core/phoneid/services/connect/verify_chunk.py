@@ -15,6 +15,7 @@ Deliver. A retried task whose results object exists returns what it stands for.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
@@ -26,11 +27,13 @@ from phoneid.domain.connect.errors import BatchNotFound, ChunkThrottled, is_thro
 from phoneid.domain.connect.names import chunk_key, result_key
 from phoneid.domain.connect.rows import DetailRow
 from phoneid.domain.connect.writer import RowOutcome, error_outcome, verified_outcome
+from phoneid.domain.decisions import Kind
 from phoneid.domain.errors import PhoneIdError, Unauthorized
 from phoneid.domain.signals import SignalSourceError
 from phoneid.domain.verification import VerificationType, VerifyItem
-from phoneid.ports import BatchStates, ClientStore, ObjectStore
+from phoneid.ports import BatchStates, ClientStore, Clock, ObjectStore
 from phoneid.services.connect.work_objects import json_line, json_lines
+from phoneid.services.decision_log import DecisionLog
 
 if TYPE_CHECKING:
     from phoneid.services.verify import Verified
@@ -43,12 +46,20 @@ VerifyMany = Callable[[Caller, Sequence[VerifyItem]], "list[Verified | PhoneIdEr
 
 class VerifyChunkStep:
     def __init__(
-        self, objects: ObjectStore, states: BatchStates, clients: ClientStore, verify: VerifyMany
+        self,
+        objects: ObjectStore,
+        states: BatchStates,
+        clients: ClientStore,
+        verify: VerifyMany,
+        decisions: DecisionLog,
+        clock: Clock,
     ) -> None:
         self._objects = objects
         self._states = states
         self._clients = clients
         self._verify = verify
+        self._decisions = decisions
+        self._clock = clock
 
     def run(self, batch_id: str, chunk: int, key: str) -> ChunkVerified:
         """Verify every row of one chunk, writing its results object."""
@@ -61,14 +72,46 @@ class VerifyChunkStep:
         if self._objects.exists(results):  # a retried task: the results stand as first written
             outcomes = [RowOutcome.from_json(data) for data in json_lines(self._objects.iter_lines(results))]
             return _verified(chunk, outcomes)
+        started = self._clock.now()
         rows = [DetailRow.from_json(data) for data in json_lines(self._objects.iter_lines(key))]
         caller = self._caller(batch)
         verification_type = VerificationType(batch.verification_type)
-        outcomes = self._verify_rows(caller, verification_type, rows, chunk)
+        decided = self._verify_rows(caller, verification_type, rows, chunk)
+        self._keep(batch, chunk, rows, [verified for verified, _ in decided], started)
+        outcomes = [outcome for _, outcome in decided]
         self._objects.put_text(results, "".join(json_line(outcome.to_json()) for outcome in outcomes))
         verified = _verified(chunk, outcomes)
         logger.info("connect chunk verified", extra={"batchId": batch_id, **verified.to_json()})
         return verified
+
+    def _keep(
+        self,
+        batch: Batch,
+        chunk: int,
+        rows: list[DetailRow],
+        verified: list[Verified | PhoneIdError],
+        started: datetime,
+    ) -> None:
+        """Each row's decision record, the chunk's tallies counted once (a retried chunk rewrites)."""
+        client_id = batch.client_id
+        if not client_id:
+            return
+        ended = self._clock.now()
+        records = [
+            self._decisions.of_verification(
+                client_id,
+                f"{batch.batch_id}#{row.line}",
+                Kind.CONNECT,
+                outcome,
+                flow=batch.verification_type,
+                started_at=started,
+                ended_at=ended,
+                client_request_id=None,
+                phone_number=row.phone_number or None,
+            )
+            for row, outcome in zip(rows, verified, strict=True)
+        ]
+        self._decisions.keep(records, once=f"{batch.batch_id}#{chunk}")
 
     def _caller(self, batch: Batch) -> Caller | None:
         client = self._clients.get(batch.client_id or "")
@@ -76,10 +119,11 @@ class VerifyChunkStep:
 
     def _verify_rows(
         self, caller: Caller | None, verification_type: VerificationType, rows: list[DetailRow], chunk: int
-    ) -> list[RowOutcome]:
+    ) -> list[tuple[Verified | PhoneIdError, RowOutcome]]:
+        """Each row's verification (or error) and its line of the output file."""
         if caller is None:
             refused = Unauthorized("Unauthorized: the client's credentials are disabled or removed")
-            return [error_outcome(row, str(refused.code), refused.message) for row in rows]
+            return [(refused, error_outcome(row, str(refused.code), refused.message)) for row in rows]
         items = [
             VerifyItem(
                 phone_number=row.phone_number,
@@ -97,7 +141,9 @@ class VerifyChunkStep:
             if is_throttling(error):
                 raise ChunkThrottled(f"chunk {chunk}: an upstream service is throttling") from error
             raise
-        return [_row_outcome(row, outcome, chunk) for row, outcome in zip(rows, verified, strict=True)]
+        return [
+            (outcome, _row_outcome(row, outcome, chunk)) for row, outcome in zip(rows, verified, strict=True)
+        ]
 
 
 def _row_outcome(row: DetailRow, outcome: Verified | PhoneIdError, chunk: int) -> RowOutcome:

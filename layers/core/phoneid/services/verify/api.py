@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -18,10 +19,13 @@ from phoneid.api.verify_models import (
     VerifyResponse,
 )
 from phoneid.domain.clients import Caller
-from phoneid.domain.errors import PhoneIdError
+from phoneid.domain.decisions import DecisionRecord, Kind
+from phoneid.domain.errors import MalformedRequest, PhoneIdError
 from phoneid.domain.verification import VerificationType, VerifyItem
+from phoneid.ports import Clock
+from phoneid.services.decision_log import DecisionLog
 from phoneid.services.verify.answers import answer, business_out
-from phoneid.services.verify.verifier import Verifier
+from phoneid.services.verify.verifier import Verified, Verifier
 
 logger = Logger(child=True)
 
@@ -40,13 +44,29 @@ def item_of(fields: VerifyFields) -> VerifyItem:
 
 
 class VerifyService(Verifier):
-    """/v3/verify and /v3/verify/batch, answered from the verifier's one code path."""
+    """/v3/verify and /v3/verify/batch, answered from the verifier's one code path; each answer's
+    decisions kept (``decisions``) before it leaves."""
+
+    def __init__(self, *, decisions: DecisionLog, clock: Clock, **parts: Any) -> None:
+        super().__init__(**parts)
+        self.decisions = decisions
+        self._clock = clock
 
     def verify(self, caller: Caller, request: VerifyRequest) -> VerifyResponse:
-        verified = self.verify_item(caller, item_of(request))
+        started = self._clock.now()
+        correlation_id = str(uuid.uuid4())
+        item = item_of(request)
+        try:
+            verified = self.verify_item(caller, item)
+        except PhoneIdError as refused:
+            self._keep(
+                caller, [(correlation_id, refused, item.phone_number)], started, request.clientRequestId
+            )
+            raise
+        self._keep(caller, [(correlation_id, verified, None)], started, request.clientRequestId)
         return VerifyResponse(
             **answer(verified),
-            correlationId=str(uuid.uuid4()),
+            correlationId=correlation_id,
             clientRequestId=request.clientRequestId,
             clientCustomerId=request.clientCustomerId,
             clientHumanId=request.clientHumanId,
@@ -55,6 +75,9 @@ class VerifyService(Verifier):
 
     def verify_batch(self, caller: Caller, request: VerifyBatchRequest) -> VerifyBatchResponse:
         """One result per item, in order; an item that cannot be verified carries its own error."""
+        started = self._clock.now()
+        correlation_id = str(uuid.uuid4())
+        refused: list[DecisionRecord] = []
         results: list[VerifyBatchResult | None] = []
         valid: list[tuple[int, VerifyItem, dict[str, str | None]]] = []
         for raw in request.items:
@@ -67,6 +90,18 @@ class VerifyService(Verifier):
             try:
                 item = item_of(VerifyFields.model_validate(raw))
             except ValidationError as invalid:
+                refused.append(
+                    self.decisions.refused(
+                        caller.client_id,
+                        f"{correlation_id}#{len(results)}",
+                        Kind.VERIFY_BATCH,
+                        MalformedRequest.code,
+                        flow=None,
+                        started_at=started,
+                        ended_at=self._clock.now(),
+                        client_request_id=request.clientRequestId,
+                    )
+                )
                 results.append(
                     VerifyBatchResult(success="false", assuranceLevel="AL-1", error=_message(invalid), **echo)
                 )
@@ -74,6 +109,11 @@ class VerifyService(Verifier):
             valid.append((len(results), item, echo))
             results.append(None)
         verified = self.verify_many(caller, [item for _, item, _ in valid])
+        decided = [
+            (f"{correlation_id}#{index}", outcome, item.phone_number)
+            for (index, item, _), outcome in zip(valid, verified, strict=True)
+        ]
+        self._keep(caller, decided, started, request.clientRequestId, refused=refused, batch=correlation_id)
         for (index, _, echo), outcome in zip(valid, verified, strict=True):
             results[index] = (
                 VerifyBatchResult(success="false", assuranceLevel="AL-1", error=outcome.message, **echo)
@@ -91,8 +131,36 @@ class VerifyService(Verifier):
             extra={"items": len(answered), "errors": sum(1 for r in answered if r.error is not None)},
         )
         return VerifyBatchResponse(
-            correlationId=str(uuid.uuid4()), clientRequestId=request.clientRequestId, results=answered
+            correlationId=correlation_id, clientRequestId=request.clientRequestId, results=answered
         )
+
+    def _keep(
+        self,
+        caller: Caller,
+        decided: list[tuple[str, Verified | PhoneIdError, str | None]],
+        started: datetime,
+        client_request_id: str | None,
+        *,
+        refused: list[DecisionRecord] | None = None,
+        batch: str | None = None,
+    ) -> None:
+        """The decisions' records: one per item, the batch's counted once under its correlationId."""
+        ended = self._clock.now()
+        records = [
+            self.decisions.of_verification(
+                caller.client_id,
+                decision_id,
+                Kind.VERIFY if batch is None else Kind.VERIFY_BATCH,
+                outcome,
+                flow=outcome.item.verification_type.value if isinstance(outcome, Verified) else None,
+                started_at=started,
+                ended_at=ended,
+                client_request_id=client_request_id,
+                phone_number=phone_number,
+            )
+            for decision_id, outcome, phone_number in decided
+        ]
+        self.decisions.keep([*(refused or ()), *records], once=batch)
 
 
 def _short(raw: Any, name: str) -> str | None:

@@ -51,6 +51,8 @@ class Verified:
     phone_alias: str
     businesses: tuple[Business, ...]
     po_boxes: bool
+    observations: Observations  # what the policy evaluated (the decision record keeps it)
+    policy: Policy
 
     @property
     def enrolled(self) -> bool:
@@ -205,6 +207,8 @@ class Verifier:
             if identity
             else (),
             po_boxes=caller.has(Flag.PO_BOX_ADDRESSES),
+            observations=decided.observations,
+            policy=decided.policy,
         )
 
     def _phone_alias(self, client_id: str, phone_number: str) -> str:
