@@ -22,6 +22,7 @@ from phoneid_client.models import (
     VerifyBatchRequest,
     VerifyRequest,
 )
+from pydantic import ValidationError
 
 from tests.harness import PUBLIC_BASE_URL, Api, Credentials
 
@@ -155,17 +156,18 @@ def test_decision_records_are_listed_across_pages_read_by_id_summarised_and_eras
     }
     assert all(record.number is not None and record.number.lastTwo == "12" for record in lenas)
 
-    # And a batch item's record is read whole by its id, the # escaped on the way
-    item = phoneid.get_decision(f"{batch.correlationId}#0")
-    assert (item.id, item.kind, item.outcome, item.flow) == (
-        f"{batch.correlationId}#0", "verify-batch", "pass", "humanAssurance",
+    # And a batch item's record is read whole by its id, the # escaped on the way: the number no
+    # Sandbox user has, refused before a decision (8007), shown by its last two digits only
+    item = phoneid.get_decision(f"{batch.correlationId}#1")
+    assert (item.id, item.kind, item.outcome, item.success, item.errorCode) == (
+        f"{batch.correlationId}#1", "verify-batch", "error", False, 8007,
     )  # fmt: skip
     assert item.number is not None
-    assert (item.number.country, item.number.lastTwo) == ("US", "12")
+    assert (item.number.country, item.number.lastTwo) == ("US", "99")
 
     # And the summary counts the three
     summary = phoneid.summarise_decisions()
-    assert summary.total == 3
+    assert (summary.total, summary.passed, summary.failed, summary.errors) == (3, 2, 0, 1)
     assert summary.byKind == {"verify": 1, "verify-batch": 2}
 
     # When Lena's records are erased
@@ -178,6 +180,27 @@ def test_decision_records_are_listed_across_pages_read_by_id_summarised_and_eras
     with pytest.raises(NotFoundError) as raised:
         phoneid.get_decision(f"{batch.correlationId}#0")
     assert (raised.value.status, raised.value.code, raised.value.message) == (404, 8011, "Decision not found")
+    assert phoneid.get_decision(f"{batch.correlationId}#1").errorCode == 8007
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValidationError,
+    reason=(
+        "a fact whose value is null (portHoursAgo of a number never ported) comes without `value`, "
+        "which docs/openapi.json says every fact has (FactShown): the answer and its document disagree"
+    ),
+)
+def test_a_verification_is_read_whole_with_its_evaluation_and_facts(api: Api, phoneid: PhoneIdClient) -> None:
+    verified = phoneid.verify(VerifyRequest(phoneNumber=LENA, verificationType="humanAssurance"))
+
+    record = phoneid.get_decision(verified.correlationId)
+
+    assert (record.kind, record.outcome, record.flow) == ("verify", "pass", "humanAssurance")
+    assert record.evaluation is not None
+    assert record.facts is not None
+    facts = {fact.signal: fact for fact in record.facts}
+    assert facts["portHoursAgo"].value is None
 
 
 def test_a_list_filter_the_api_refuses_raises_bad_request_when_the_iteration_starts(
