@@ -100,10 +100,10 @@ def test_the_decisions_example_lists_reads_summarises_and_erases_the_records(
     assert output == (
         "verify, verify/batch: 3 decisions\n"
         "list: 2 records of the number ending 12, newest first: verify-batch pass, verify pass\n"
-        "get: verify-batch pass (humanAssurance), number ..12, tier sandbox\n"
+        "get: verify-batch error (code 8007), number ..99, tier sandbox\n"
         "summary: 3 decisions, 2 passed, 0 failed, 1 errors; verify 1, verify-batch 2\n"
         "erase: 2 records of the number\n"
-        "get again: 404 8011 Decision not found\n"
+        "get Lena's item: 404 8011 Decision not found\n"
     )
 
 

@@ -138,10 +138,10 @@ def test_the_decisions_example(package: Path, own_client_env: dict[str, str]) ->
     assert lines == [
         "verify, verify/batch: 3 decisions",
         "list: 2 records of the number ending 12, newest first: verify-batch pass, verify pass",
-        "get: verify-batch pass (humanAssurance), number ..12, tier sandbox",
+        "get: verify-batch error (code 8007), number ..99, tier sandbox",
         "summary: 3 decisions, 2 passed, 0 failed, 1 errors; verify 1, verify-batch 2",
         "erase: 2 records of the number",
-        "get again: NotFoundError 404/8011: Decision not found",
+        "get Lena's item: NotFoundError 404/8011: Decision not found",
     ]
 
 

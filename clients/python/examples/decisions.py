@@ -1,5 +1,5 @@
 """Decision records: verify Lena Ortiz, then a batch of her and a number no Sandbox user has; list
-the client's records of her number (every page), read the batch item's whole by its id (it holds a
+the client's records of her number (every page), read the other item's whole by its id (it holds a
 `#`), count the last 30 days, and erase her records; reading one afterwards is a NotFoundError.
 
     python clients/python/examples/decisions.py
@@ -35,10 +35,11 @@ def main() -> int:
         kinds = ", ".join(f"{record.kind} {record.outcome}" for record in lenas)
         print(f"list: {len(lenas)} records of the number ending {LENA[-2:]}, newest first: {kinds}")
 
-        item_id = f"{batch.correlationId}#0"  # a batch item's record: the batch's id, # and its index
-        item = phoneid.get_decision(item_id)
+        # A batch item's record: its id is the batch's, `#` and the item's index (sent as %23)
+        lena_item, nobody_item = f"{batch.correlationId}#0", f"{batch.correlationId}#1"
+        item = phoneid.get_decision(nobody_item)
         number = item.number.lastTwo if item.number else "?"
-        print(f"get: {item.kind} {item.outcome} ({item.flow}), number ..{number}, tier {item.tier}")
+        print(f"get: {item.kind} {item.outcome} (code {item.errorCode}), number ..{number}, tier {item.tier}")
 
         summary = phoneid.summarise_decisions()
         by_kind = ", ".join(f"{kind} {count}" for kind, count in sorted((summary.byKind or {}).items()))
@@ -50,10 +51,10 @@ def main() -> int:
         erased = phoneid.erase_decisions(LENA)
         print(f"erase: {erased.erased} records of the number")
         try:
-            phoneid.get_decision(item_id)
+            phoneid.get_decision(lena_item)
         except NotFoundError as gone:
-            print(f"get again: {gone.status} {gone.code} {gone.message}")
-            return 0 if [record.id for record in lenas] == [item_id, lenas[-1].id] else 1
+            print(f"get Lena's item: {gone.status} {gone.code} {gone.message}")
+            return 0 if lenas and lenas[0].id == lena_item else 1
     return 1
 
 

@@ -1,6 +1,6 @@
 /**
  * Decision records: verify Lena Ortiz, then a batch of her and a number no Sandbox user has; list
- * the client's records of her number (every page), read the batch item's whole by its id (it holds
+ * the client's records of her number (every page), read the other item's whole by its id (it holds
  * a `#`), count the last 30 days, and erase her records; reading one afterwards is a NotFoundError.
  */
 import { type DecisionSummaryItem, NotFoundError } from "@phoneid/server";
@@ -27,10 +27,11 @@ run(async () => {
   const kinds = lenas.map((record) => `${record.kind} ${record.outcome}`).join(", ");
   console.log(`list: ${lenas.length} records of the number ending ${LENA.slice(-2)}, newest first: ${kinds}`);
 
-  const itemId = `${batch.correlationId}#0`; // a batch item's record: the batch's id, # and its index
-  check(lenas[0]?.id === itemId, "the batch item is not the newest record");
-  const item = await phoneid.getDecision(itemId);
-  console.log(`get: ${item.kind} ${item.outcome} (${item.flow}), number ..${item.number?.lastTwo}, tier ${item.tier}`);
+  // A batch item's record: its id is the batch's, `#` and the item's index (sent as %23)
+  const [lenaItem, nobodyItem] = [`${batch.correlationId}#0`, `${batch.correlationId}#1`];
+  check(lenas[0]?.id === lenaItem, "Lena's batch item is not her newest record");
+  const item = await phoneid.getDecision(nobodyItem);
+  console.log(`get: ${item.kind} ${item.outcome} (code ${item.errorCode}), number ..${item.number?.lastTwo}, tier ${item.tier}`);
 
   const summary = await phoneid.summariseDecisions();
   const byKind = Object.entries(summary.byKind ?? {})
@@ -45,10 +46,10 @@ run(async () => {
   const { erased } = await phoneid.eraseDecisions(LENA);
   console.log(`erase: ${erased} records of the number`);
   try {
-    await phoneid.getDecision(itemId);
+    await phoneid.getDecision(lenaItem);
     throw new Error("an erased record was answered");
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
-    console.log(`get again: ${error.name} ${error.status}/${error.code}: ${error.message}`);
+    console.log(`get Lena's item: ${error.name} ${error.status}/${error.code}: ${error.message}`);
   }
 });
