@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -52,6 +52,10 @@ from phoneid_client.models import (
 from phoneid_client.tokens import AccessTokens
 
 Answer = TypeVar("Answer", bound=BaseModel)
+
+# The list's filters, as DecisionSummaryItem's `kind` and `outcome` (tests/contract/test_python_sdk.py)
+DecisionKind = Literal["staged", "unify", "verify", "verify-batch", "connect"]
+DecisionOutcome = Literal["pass", "fail", "error"]
 
 USER_AGENT = "phoneid-client-python/0.1.0"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -249,8 +253,8 @@ class PhoneIdClient:
         from_: datetime | str | None = None,
         to: datetime | str | None = None,
         phone_number: str | None = None,
-        kind: str | None = None,
-        outcome: str | None = None,
+        kind: DecisionKind | None = None,
+        outcome: DecisionOutcome | None = None,
         reason_code: int | None = None,
         client_request_id: str | None = None,
         limit: int | None = None,
