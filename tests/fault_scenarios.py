@@ -182,6 +182,46 @@ def verify(make_api: MakeApi) -> Scenario:
     return Scenario(api, lambda: integrator.post("/v3/verify", body))
 
 
+def _decided(make_api: MakeApi) -> tuple[Api, Integrator, str]:
+    """A stack whose integrator has one decision record (a verify that carried a clientRequestId)."""
+    api, integrator = _ready(make_api, solution=Solution.VERIFIED_USER)
+    body = {
+        "phoneNumber": VERIFIED_USER_PASS,
+        "verificationType": "verifiedUser",
+        "clientRequestId": "v-1",
+        **LENA,
+    }
+    answer = integrator.post("/v3/verify", body)
+    assert answer.status == 200, answer.body
+    return api, integrator, str(answer.json()["correlationId"])
+
+
+def decisions_list(make_api: MakeApi) -> Scenario:
+    api, integrator, _ = _decided(make_api)
+    query = {"phoneNumber": VERIFIED_USER_PASS}
+    return Scenario(api, lambda: api.call("GET", "/v3/decisions", token=integrator.access_token, query=query))
+
+
+def decisions_get(make_api: MakeApi) -> Scenario:
+    api, integrator, decision_id = _decided(make_api)
+    return Scenario(
+        api, lambda: api.call("GET", f"/v3/decisions/{decision_id}", token=integrator.access_token)
+    )
+
+
+def decisions_summary(make_api: MakeApi) -> Scenario:
+    api, integrator, _ = _decided(make_api)
+    return Scenario(api, lambda: api.call("GET", "/v3/decisions/summary", token=integrator.access_token))
+
+
+def decisions_erase(make_api: MakeApi) -> Scenario:
+    api, integrator, _ = _decided(make_api)
+    query = {"phoneNumber": VERIFIED_USER_PASS}
+    return Scenario(
+        api, lambda: api.call("DELETE", "/v3/decisions", token=integrator.access_token, query=query)
+    )
+
+
 def verify_batch(make_api: MakeApi) -> Scenario:
     api, integrator = _ready(make_api, solution=Solution.VERIFIED_USER)
     item = {"phoneNumber": VERIFIED_USER_PASS, "verificationType": "verifiedUser", **LENA}
@@ -361,6 +401,10 @@ SCENARIOS: dict[str, Callable[[MakeApi], Scenario]] = {
     "IdentityEnrollFunction": identity_enroll,
     "IdentityBatchFunction": identity_batch,
     "IdentityListFunction": identity_list,
+    "DecisionsListFunction": decisions_list,
+    "DecisionsGetFunction": decisions_get,
+    "DecisionsSummaryFunction": decisions_summary,
+    "DecisionsEraseFunction": decisions_erase,
     "IdentityGetFunction": identity_get,
     "IdentityDisenrollFunction": identity_disenroll,
     "IdentityActivateFunction": identity_activate,

@@ -40,7 +40,7 @@ from phoneid_dev.console_page.panels import batch_row
 from phoneid_dev.events import function_context
 from phoneid_dev.outbox import sent_emails
 from phoneid_dev.workflows import retry_waits
-from tests.harness import Api
+from tests.harness import Api, Credentials
 
 ENROLL_KEY = "acme-enroll-key-5d1e"
 FILE = "acme_US_verifiedUser_20260301120000.csv"
@@ -75,6 +75,7 @@ def connect_batches(container: bootstrap.Container, **changes: Any) -> ConnectBa
 class Connect:
     api: Api
     client_id: str = ""
+    credentials: Credentials | None = None
 
     @property
     def bucket(self) -> str:
@@ -86,7 +87,8 @@ class Connect:
 
     def onboard(self, name: str = "acme", types: tuple[str, ...] = ("verifiedUser",)) -> str:
         """What ``phoneid connect onboard`` stores: a client, and its Connect profile."""
-        self.client_id = self.api.create_client(name=name).client_id
+        self.credentials = self.api.create_client(name=name)
+        self.client_id = self.credentials.client_id
         self.api.container.connect_profiles.put(
             ConnectProfile(
                 client_id=self.client_id,
@@ -391,6 +393,86 @@ def test_a_chunk_task_run_again_after_writing_its_results_answers_from_them(conn
     output, errors = assert_accounted(connect, rows_read=1)
     assert [row[1] for row in output] == [LENA]
     assert errors == []
+
+
+def decision(connect: Connect, decision_id: str) -> tuple[int, dict[str, Any]]:
+    """A decision record as the client reads it through the API."""
+    assert connect.credentials is not None
+    token = connect.api.token(connect.credentials)
+    answer = connect.api.call("GET", f"/v3/decisions/{decision_id.replace('#', '%23')}", token=token)
+    return answer.status, answer.json()
+
+
+def test_each_verified_row_has_its_decision_record_found_by_id_and_by_number(connect: Connect) -> None:
+    # Given a file with a passing, a failing and a refused row, and a row that is no row
+    connect.onboard()
+    connect.upload(
+        batch_file(
+            f"D,{LENA},Lena,Ortiz", f"D,{HUGO},Hugh,Grant", f"D,{NOBODY},Nobody,Known", "D,,Mary,Shelley"
+        )
+    )
+
+    # When it is processed
+    [execution] = connect.finished()
+    batch_id = output_of(execution)["batchId"]
+
+    # Then each verified row's record is under `{batchId}#{line}`, with its outcome
+    records = [decision(connect, f"{batch_id}#{line}") for line in (2, 3, 4)]
+    assert [status for status, _ in records] == [200, 200, 200]
+    assert [(r["kind"], r["flow"], r["outcome"]) for _, r in records] == [
+        ("connect", "verifiedUser", "pass"),
+        ("connect", "verifiedUser", "fail"),
+        ("connect", "verifiedUser", "error"),
+    ]
+    assert records[2][1]["errorCode"] == 8007
+    assert records[0][1]["number"] == {"country": "US", "lastTwo": "12"}
+    # The row refused before the chunks (no number) is in the error file, not a decision
+    assert decision(connect, f"{batch_id}#5")[0] == 404
+    assert connect.credentials is not None
+    token = connect.api.token(connect.credentials)
+    found = connect.api.call("GET", "/v3/decisions", token=token, query={"phoneNumber": LENA})
+    assert [r["id"] for r in found.json()["results"]] == [f"{batch_id}#2"]
+    summary = connect.api.call("GET", "/v3/decisions/summary", token=token).json()
+    assert (summary["total"], summary["byKind"]) == (3, {"connect": 3})
+
+
+class ResultsLostOnce:
+    """The Connect bucket, where the first chunk task's results object fails to be written (after the
+    task verified its rows and kept their records), so Step Functions runs the task again."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.lost = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def put_text(self, key: str, text: str) -> None:
+        if "/results/" in key and not self.lost:
+            self.lost += 1
+            raise RuntimeError("the results object could not be written")
+        self.real.put_text(key, text)
+
+
+def test_a_chunk_verified_again_keeps_its_records_once_and_counts_them_once(connect: Connect) -> None:
+    # Given a chunk task that fails after keeping its rows' records, before writing its results
+    connect.onboard()
+    bucket = ResultsLostOnce(connect.api.container.objects)
+    bootstrap.override(objects=bucket)
+
+    # When a file of two rows is processed
+    connect.upload(batch_file(f"D,{LENA},Lena,Ortiz", f"D,{HUGO},Hugh,Grant"))
+    [execution] = connect.finished()
+
+    # Then the task ran twice, and the summary counts each row once
+    assert execution["status"] == "SUCCEEDED"
+    assert bucket.lost == 1
+    assert connect.credentials is not None
+    token = connect.api.token(connect.credentials)
+    summary = connect.api.call("GET", "/v3/decisions/summary", token=token).json()
+    assert (summary["total"], summary["passed"], summary["failed"]) == (2, 1, 1)
+    listed = connect.api.call("GET", "/v3/decisions", token=token).json()["results"]
+    assert len(listed) == 2
 
 
 def test_a_chunk_that_keeps_failing_is_reported_and_no_row_vanishes(connect: Connect) -> None:

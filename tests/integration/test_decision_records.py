@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
@@ -15,7 +15,8 @@ import pytest
 
 from phoneid_dev.gateway import HttpResponse
 from tests.device import Device
-from tests.harness import Api, Integrator
+from tests.faults import Fault, Injector, Layer, installed
+from tests.harness import Api, Integrator, LogRecorder
 from tests.sandbox_numbers import OTP_FAIL, OTP_PASS, TOKEN_ONLY
 
 VERIFIED_USER_PASS = "+12025550112"
@@ -568,3 +569,43 @@ def test_no_record_page_key_or_log_line_holds_the_number_a_name_a_birth_date_an_
     assert [canary for canary in canaries if canary in page_key] == []
     assert "911456711" not in text
     assert "1999-08-08" not in caplog.text
+
+
+# --- a record that cannot be written ----------------------------------------------------------------
+
+
+@pytest.fixture
+def injector(monkeypatch: pytest.MonkeyPatch) -> Iterator[Injector]:
+    with installed(monkeypatch) as running:
+        yield running
+
+
+def test_a_record_that_cannot_be_written_leaves_the_answer_whole_and_is_logged_for_the_alarm(
+    api: Api, injector: Injector, logged: LogRecorder
+) -> None:
+    # Given an integrator whose verifications make the same calls each time (caches warm)
+    integrator = api.integrator()
+    body = {"phoneNumber": VERIFIED_USER_PASS, "verificationType": "verifiedUser", **LENA}
+    assert integrator.post("/v3/verify", body).status == 200
+    with injector.record() as calls:
+        assert integrator.post("/v3/verify", body).status == 200
+    put = [str(call) for call in calls].index("dynamodb.PutItem")  # the decision record
+
+    # When the record's write fails, its retries spent
+    with injector.failing(put, Fault.SERVER, Layer.API):
+        answered = integrator.post("/v3/verify", body)
+
+    # Then the verification is answered all the same, its record is missing, the summary does not
+    # count it, and the log names its id (and nothing of its content) for the alarm
+    assert answered.status == 200
+    assert answered.json()["success"] == "true"
+    decision_id = answered.json()["correlationId"]
+    decisions = Decisions(api, integrator)
+    assert decisions.get(decision_id).status == 404
+    assert decisions.summary().json()["total"] == 2
+    [line] = [json.loads(line) for line in logged.lines if "decision records not written" in line]
+    assert line["ids"] == [decision_id]
+    assert line["count"] == 1
+    assert line["error_type"] == "InternalError"
+    assert "Lena" not in json.dumps(line)
+    assert "2025550112" not in json.dumps(line)

@@ -83,7 +83,9 @@ class PossessionShown(ResponseModel):
     deviceKey: Literal["used", "bound"] | None = None
 
 
-class FactShown(ResponseModel):
+class FactShown(BaseModel):
+    """A fact whole: its value may be null (observed as nothing), so nothing is left out."""
+
     signal: str
     value: Any = Field(description='The observed value; {"sourceFailed": true} when its source failed')
     source: str

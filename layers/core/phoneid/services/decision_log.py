@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING
@@ -76,20 +76,20 @@ class DecisionLog:
             return None
         return self._mac.digest(f"decision-request:{client_id}:{client_request_id}")
 
-    def keep(self, records: Sequence[DecisionRecord], *, once: str | None = None) -> None:
-        """Store the records (counted once); a failure is logged for the alarm, never raised."""
-        if not records:
-            return
+    def keep(
+        self, ids: Sequence[str], records: Callable[[], Sequence[DecisionRecord]], *, once: str | None = None
+    ) -> None:
+        """Build the records of ``ids`` and store them (counted once). Nothing here raises: the
+        decision is stored and its answer must leave, so a failure, in the MACs, the seal or the
+        write, is logged for the alarm (with the ids, never the content)."""
         try:
-            self._store.add(records, once=once)
+            built = records()
+            if built:
+                self._store.add(built, once=once)
         except Exception as error:  # the answer still leaves; the gap is alarmed (ADR 0117)
             logger.error(
                 NOT_WRITTEN,
-                extra={
-                    "ids": [record.id for record in records[:20]],
-                    "count": len(records),
-                    "error_type": type(error).__name__,
-                },
+                extra={"ids": list(ids[:20]), "count": len(ids), "error_type": type(error).__name__},
             )
 
     # --- records of each kind --------------------------------------------------------------------

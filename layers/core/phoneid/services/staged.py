@@ -223,10 +223,15 @@ class StagedFlow:
 
     def keep_ended(self, session: Session, step: str, client_request_id: str | None) -> None:
         """The record of a flow that ended without an evaluation (possession or challenge failed)."""
-        record = self._decisions.of_flow(
-            session, ended_at=self._clock.now(), step=step, client_request_id=client_request_id
+        ended = self._clock.now()
+        self._decisions.keep(
+            [session.correlation_id],
+            lambda: [
+                self._decisions.of_flow(
+                    session, ended_at=ended, step=step, client_request_id=client_request_id
+                )
+            ],
         )
-        self._decisions.keep([record])
 
     # --- challenge ---------------------------------------------------------------------------
 
@@ -291,16 +296,21 @@ class StagedFlow:
             return session.answer(Step.COMPLETE, Step.DONE), evaluation
 
         session, evaluation = self._steps.update(caller.client_id, request.correlationId, decide)
-        record = self._decisions.of_flow(
-            session,
-            ended_at=self._clock.now(),
-            step="complete",
-            client_request_id=request.clientRequestId,
-            evaluation=evaluation,
-            observations=gathered["observations"],
-            policy=policy,
+        ended = self._clock.now()
+        self._decisions.keep(
+            [session.correlation_id],
+            lambda: [
+                self._decisions.of_flow(
+                    session,
+                    ended_at=ended,
+                    step="complete",
+                    client_request_id=request.clientRequestId,
+                    evaluation=evaluation,
+                    observations=gathered["observations"],
+                    policy=policy,
+                )
+            ],
         )
-        self._decisions.keep([record])
         logger.info(
             "completed",
             extra={

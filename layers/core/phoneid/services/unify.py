@@ -147,17 +147,22 @@ class UnifyFlow:
         unify = session.unify
         # A proven key stood in for possession (and is only touched); any other key the answer wrote is new.
         device_key = "used" if unify and unify.proven_device_id else "bound" if bound else None
-        record = self._decisions.of_flow(
-            replace(session, possession=state),
-            ended_at=self._clock.now(),
-            step=called.value,
-            client_request_id=client_request_id,
-            evaluation=evaluation,
-            observations=gathered[state.status],
-            policy=policy,
-            device_key=device_key,
+        ended = self._clock.now()
+        self._decisions.keep(
+            [correlation_id],
+            lambda: [
+                self._decisions.of_flow(
+                    replace(session, possession=state),
+                    ended_at=ended,
+                    step=called.value,
+                    client_request_id=client_request_id,
+                    evaluation=evaluation,
+                    observations=gathered[state.status],
+                    policy=policy,
+                    device_key=device_key,
+                )
+            ],
         )
-        self._decisions.keep([record])
         logger.info(
             "unify finished",
             extra={"correlationId": correlation_id, "success": answer.success, "step": called.value},

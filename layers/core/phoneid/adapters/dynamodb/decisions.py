@@ -11,14 +11,14 @@ a short (even empty) page with a ``lastKey`` rather than reading a whole history
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from phoneid.adapters.aws import internal_error, provider_errors
-from phoneid.adapters.dynamodb.batch_io import READ_BATCH, WRITE_BATCH, put_all, read_keys
+from phoneid.adapters.dynamodb.batch_io import READ_BATCH, put_all, read_keys
 from phoneid.adapters.dynamodb.decision_items import (
     BY_NUMBER,
     BY_TIME,
@@ -38,6 +38,7 @@ from phoneid.domain.errors import MalformedRequest
 from phoneid.ports import PiiCipher
 
 _READS_PER_PAGE = 8
+_ERASED_PER_TRANSACTION = 99  # and the day's tallies: a transaction's 100 actions
 
 
 class _AlreadyCounted(Exception):
@@ -191,7 +192,8 @@ class DynamoDecisionStore:
             last = found[-1]
             start = {name: last[name] for name in ("pk", key_name, "endedSk")}
         position = json.dumps([index, start], separators=(",", ":"), sort_keys=True) if start else None
-        return DecisionPage(tuple(self._record(plain(item)) for item in found), position)
+        # A list shows no clientRequestId: nothing is opened for it.
+        return DecisionPage(tuple(from_record_item(plain(item), None) for item in found), position)
 
     def days(self, client_id: str, first: date, last: date) -> dict[date, dict[str, int]]:
         wanted = [first + timedelta(days=n) for n in range((last - first).days + 1)]
@@ -212,6 +214,8 @@ class DynamoDecisionStore:
     # --- erasing -------------------------------------------------------------------------------
 
     def erase(self, client_id: str, number_mac: str) -> int:
+        """Each record deleted with its tallies taken off, in transactions of one day's records: a
+        failure leaves whole groups undone, and the same request again finishes the rest."""
         request: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": BY_NUMBER,
@@ -219,33 +223,38 @@ class DynamoDecisionStore:
             "ExpressionAttributeValues": {":k": {"S": number_key(client_id, number_mac)}},
         }
         records: list[DecisionRecord] = []
-        keys: list[dict[str, Any]] = []
         while True:
             with provider_errors("decisions.Query"):
                 answer = self._db.query(**request)
-            for item in answer.get("Items", []):
-                keys.append({"pk": item["pk"]})
-                records.append(from_record_item(plain(item), None))
+            records.extend(from_record_item(plain(item), None) for item in answer.get("Items", []))
             if "LastEvaluatedKey" not in answer:
                 break
             request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
-        for offset in range(0, len(keys), WRITE_BATCH):
-            with provider_errors("decisions.BatchWriteItem"):
-                self._delete(keys[offset : offset + WRITE_BATCH])
-        for day, counts in added(records).items():
-            with provider_errors("decisions.UpdateItem"):
-                self._db.update_item(**self._tally_update(client_id, day, counts, -1))
+        by_day: dict[date, list[DecisionRecord]] = {}
+        for record in records:
+            by_day.setdefault(record.day, []).append(record)
+        for day_records in by_day.values():
+            for offset in range(0, len(day_records), _ERASED_PER_TRANSACTION):
+                self._erase_group(client_id, day_records[offset : offset + _ERASED_PER_TRANSACTION])
         return len(records)
 
-    def _delete(self, keys: Iterable[dict[str, Any]]) -> None:
-        pending = [{"DeleteRequest": {"Key": key}} for key in keys]
-        for _ in range(8):
-            if not pending:
-                return
-            answer = self._db.batch_write_item(RequestItems={self._table: pending})
-            pending = answer.get("UnprocessedItems", {}).get(self._table, [])
-        if pending:
-            raise RuntimeError("decisions: deletes left unprocessed")
+    def _erase_group(self, client_id: str, records: Sequence[DecisionRecord]) -> None:
+        deletes = [
+            {
+                "Delete": {
+                    "TableName": self._table,
+                    "Key": {"pk": {"S": record_pk(client_id, record.id)}},
+                    "ConditionExpression": "attribute_exists(pk)",
+                }
+            }
+            for record in records
+        ]
+        updates = [
+            {"Update": self._tally_update(client_id, day, counts, -1)}
+            for day, counts in added(records).items()
+        ]
+        with provider_errors("decisions.TransactWriteItems"):
+            self._db.transact_write_items(TransactItems=[*deletes, *updates])
 
 
 def _add_filters(request: dict[str, Any], query: DecisionQuery) -> None:

@@ -27,7 +27,7 @@ from phoneid.domain.connect.errors import BatchNotFound, ChunkThrottled, is_thro
 from phoneid.domain.connect.names import chunk_key, result_key
 from phoneid.domain.connect.rows import DetailRow
 from phoneid.domain.connect.writer import RowOutcome, error_outcome, verified_outcome
-from phoneid.domain.decisions import Kind
+from phoneid.domain.decisions import DecisionRecord, Kind
 from phoneid.domain.errors import PhoneIdError, Unauthorized
 from phoneid.domain.signals import SignalSourceError
 from phoneid.domain.verification import VerificationType, VerifyItem
@@ -97,21 +97,25 @@ class VerifyChunkStep:
         if not client_id:
             return
         ended = self._clock.now()
-        records = [
-            self._decisions.of_verification(
-                client_id,
-                f"{batch.batch_id}#{row.line}",
-                Kind.CONNECT,
-                outcome,
-                flow=batch.verification_type,
-                started_at=started,
-                ended_at=ended,
-                client_request_id=None,
-                phone_number=row.phone_number or None,
-            )
-            for row, outcome in zip(rows, verified, strict=True)
-        ]
-        self._decisions.keep(records, once=f"{batch.batch_id}#{chunk}")
+        ids = [f"{batch.batch_id}#{row.line}" for row in rows]
+
+        def records() -> list[DecisionRecord]:
+            return [
+                self._decisions.of_verification(
+                    client_id,
+                    decision_id,
+                    Kind.CONNECT,
+                    outcome,
+                    flow=batch.verification_type,
+                    started_at=started,
+                    ended_at=ended,
+                    client_request_id=None,
+                    phone_number=row.phone_number or None,
+                )
+                for decision_id, row, outcome in zip(ids, rows, verified, strict=True)
+            ]
+
+        self._decisions.keep(ids, records, once=f"{batch.batch_id}#{chunk}")
 
     def _caller(self, batch: Batch) -> Caller | None:
         client = self._clients.get(batch.client_id or "")

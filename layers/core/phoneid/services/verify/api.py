@@ -77,7 +77,7 @@ class VerifyService(Verifier):
         """One result per item, in order; an item that cannot be verified carries its own error."""
         started = self._clock.now()
         correlation_id = str(uuid.uuid4())
-        refused: list[DecisionRecord] = []
+        refused: list[int] = []  # the items that are no valid item
         results: list[VerifyBatchResult | None] = []
         valid: list[tuple[int, VerifyItem, dict[str, str | None]]] = []
         for raw in request.items:
@@ -90,18 +90,7 @@ class VerifyService(Verifier):
             try:
                 item = item_of(VerifyFields.model_validate(raw))
             except ValidationError as invalid:
-                refused.append(
-                    self.decisions.refused(
-                        caller.client_id,
-                        f"{correlation_id}#{len(results)}",
-                        Kind.VERIFY_BATCH,
-                        MalformedRequest.code,
-                        flow=None,
-                        started_at=started,
-                        ended_at=self._clock.now(),
-                        client_request_id=request.clientRequestId,
-                    )
-                )
+                refused.append(len(results))
                 results.append(
                     VerifyBatchResult(success="false", assuranceLevel="AL-1", error=_message(invalid), **echo)
                 )
@@ -141,26 +130,45 @@ class VerifyService(Verifier):
         started: datetime,
         client_request_id: str | None,
         *,
-        refused: list[DecisionRecord] | None = None,
+        refused: list[int] | None = None,
         batch: str | None = None,
     ) -> None:
         """The decisions' records: one per item, the batch's counted once under its correlationId."""
         ended = self._clock.now()
-        records = [
-            self.decisions.of_verification(
-                caller.client_id,
-                decision_id,
-                Kind.VERIFY if batch is None else Kind.VERIFY_BATCH,
-                outcome,
-                flow=outcome.item.verification_type.value if isinstance(outcome, Verified) else None,
-                started_at=started,
-                ended_at=ended,
-                client_request_id=client_request_id,
-                phone_number=phone_number,
-            )
-            for decision_id, outcome, phone_number in decided
-        ]
-        self.decisions.keep([*(refused or ()), *records], once=batch)
+        kind = Kind.VERIFY if batch is None else Kind.VERIFY_BATCH
+        invalid = [f"{batch}#{index}" for index in refused or ()]
+
+        def records() -> list[DecisionRecord]:
+            refusals = [
+                self.decisions.refused(
+                    caller.client_id,
+                    decision_id,
+                    kind,
+                    MalformedRequest.code,
+                    flow=None,
+                    started_at=started,
+                    ended_at=ended,
+                    client_request_id=client_request_id,
+                )
+                for decision_id in invalid
+            ]
+            return refusals + [
+                self.decisions.of_verification(
+                    caller.client_id,
+                    decision_id,
+                    kind,
+                    outcome,
+                    flow=outcome.item.verification_type.value if isinstance(outcome, Verified) else None,
+                    started_at=started,
+                    ended_at=ended,
+                    client_request_id=client_request_id,
+                    phone_number=phone_number,
+                )
+                for decision_id, outcome, phone_number in decided
+            ]
+
+        ids = invalid + [decision_id for decision_id, _, _ in decided]
+        self.decisions.keep(ids, records, once=batch)
 
 
 def _short(raw: Any, name: str) -> str | None:
