@@ -22,7 +22,6 @@ from phoneid_client.models import (
     VerifyBatchRequest,
     VerifyRequest,
 )
-from pydantic import ValidationError
 
 from tests.harness import PUBLIC_BASE_URL, Api, Credentials
 
@@ -183,14 +182,6 @@ def test_decision_records_are_listed_across_pages_read_by_id_summarised_and_eras
     assert phoneid.get_decision(f"{batch.correlationId}#1").errorCode == 8007
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValidationError,
-    reason=(
-        "a fact whose value is null (portHoursAgo of a number never ported) comes without `value`, "
-        "which docs/openapi.json says every fact has (FactShown): the answer and its document disagree"
-    ),
-)
 def test_a_verification_is_read_whole_with_its_evaluation_and_facts(api: Api, phoneid: PhoneIdClient) -> None:
     verified = phoneid.verify(VerifyRequest(phoneNumber=LENA, verificationType="humanAssurance"))
 

@@ -902,7 +902,10 @@ export interface components {
                 [key: string]: string;
             } | null;
         };
-        /** FactShown */
+        /**
+         * FactShown
+         * @description A fact whole: its value may be null (observed as nothing), so nothing is left out.
+         */
         FactShown: {
             /** Asof */
             asOf: string;

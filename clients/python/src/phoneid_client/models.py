@@ -192,6 +192,10 @@ class ErrorBody(BaseModel):
 
 
 class FactShown(BaseModel):
+    """
+    A fact whole: its value may be null (observed as nothing), so nothing is left out.
+    """
+
     asOf: Annotated[str, Field(title="Asof")]
     signal: Annotated[str, Field(title="Signal")]
     source: Annotated[str, Field(title="Source")]
