@@ -159,7 +159,7 @@ export class PhoneIdClient {
     return this.call({ route: ROUTES.lookupIdentities, id: phoneNumber, query, options });
   }
 
-  // Decision records (docs/decisions.md)
+  // Decision records (docs/decision-records.md)
 
   /**
    * Every decision the filters keep, newest first, across all the pages of `GET /v3/decisions`: a page

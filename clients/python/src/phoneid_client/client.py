@@ -245,7 +245,7 @@ class PhoneIdClient:
         path = f"/v3/identity/{_segment(phone_number)}/lookup"
         return self._call("GET", path, LookupResponse, query=query)
 
-    # --- Decision records (docs/decisions.md) ---
+    # --- Decision records (docs/decision-records.md) ---
 
     def list_decisions(
         self,
@@ -263,8 +263,9 @@ class PhoneIdClient:
         """``GET /v3/decisions``: every decision the filters keep, newest first, across all pages.
 
         Pages are asked for as the iteration reaches them (``limit`` records each, 1..100), until one
-        has no ``lastKey``; a page may be short or empty before the last. ``from_`` is inclusive, ``to``
-        exclusive (ISO 8601, or a ``datetime``; a naive one is UTC); ``start_key`` resumes after a page.
+        has no ``lastKey``; a page may be short or empty before the last. ``from_`` (default 30 days
+        back) is inclusive, ``to`` (default none) exclusive: ISO 8601, or a ``datetime`` (a naive one
+        is UTC). ``start_key`` resumes after a page.
         """
         query = _without_none(
             **{"from": _moment(from_), "to": _moment(to)},
