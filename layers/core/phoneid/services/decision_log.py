@@ -141,7 +141,7 @@ class DecisionLog:
         kind: Kind,
         outcome: Verified | PhoneIdError,
         *,
-        flow: str,
+        flow: str | None,
         started_at: datetime,
         ended_at: datetime,
         client_request_id: str | None,

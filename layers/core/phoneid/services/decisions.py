@@ -170,7 +170,7 @@ def _summary_fields(record: DecisionRecord) -> dict[str, object]:
 
 
 def _summary_item(record: DecisionRecord) -> DecisionSummaryItem:
-    return DecisionSummaryItem(**_summary_fields(record))  # type: ignore[arg-type]
+    return DecisionSummaryItem(**_summary_fields(record))
 
 
 def _view(record: DecisionRecord) -> DecisionView:
@@ -181,14 +181,14 @@ def _view(record: DecisionRecord) -> DecisionView:
         if code in REASONS:
             by_category.setdefault(REASONS[code][0].value, []).append(code)
     return DecisionView(
-        **_summary_fields(record),  # type: ignore[arg-type]
+        **_summary_fields(record),
         tier=record.tier,
         region=record.region,
         step=record.step,
         clientRequestId=record.client_request_id,
         evaluation={
             category: CategoryResult(
-                result=result,  # type: ignore[arg-type]
+                result=result,
                 failureReasons={str(c): describe(c) for c in by_category.get(category, ())} or None,
             )
             for category, result in record.categories.items()
@@ -196,14 +196,14 @@ def _view(record: DecisionRecord) -> DecisionView:
         or None,
         monitoredCodes=list(record.monitored) or None,
         possession=PossessionShown(
-            status=attempts.status,  # type: ignore[arg-type]
-            method=attempts.method,  # type: ignore[arg-type]
-            mobileAuth=attempts.mobile_auth,  # type: ignore[arg-type]
+            status=attempts.status,
+            method=attempts.method,
+            mobileAuth=attempts.mobile_auth,
             smsSent=attempts.sms_sent,
             otpEntries=attempts.otp_entries,
             linksSent=attempts.links_sent,
             linkOpened=attempts.link_opened,
-            deviceKey=attempts.device_key,  # type: ignore[arg-type]
+            deviceKey=attempts.device_key,
         )
         if attempts
         else None,

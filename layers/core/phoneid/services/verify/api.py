@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -126,7 +127,7 @@ class VerifyService(Verifier):
     def _keep(
         self,
         caller: Caller,
-        decided: list[tuple[str, Verified | PhoneIdError, str | None]],
+        decided: Sequence[tuple[str, Verified | PhoneIdError, str | None]],
         started: datetime,
         client_request_id: str | None,
         *,
