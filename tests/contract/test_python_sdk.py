@@ -10,13 +10,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 from phoneid_client import PhoneIdClient, ServerError
+from phoneid_client.client import DecisionKind, DecisionOutcome
 from phoneid_client.models import (
     ChallengeRequest,
     CompleteRequest,
+    DecisionSummaryItem,
     IdentityBatchRequest,
     IdentityEnrollRequest,
     Individual,
@@ -84,6 +86,11 @@ CALLS: dict[str, Callable[[PhoneIdClient], Any]] = {
     "activate_identity": lambda c: c.activate_identity(SERVICE_ID),
     "deactivate_identity": lambda c: c.deactivate_identity(SERVICE_ID),
     "lookup_identities": lambda c: c.lookup_identities("+12025550123"),
+    # The list is an iterator: nothing is sent until its first record is asked for
+    "list_decisions": lambda c: next(c.list_decisions(kind="verify")),
+    "get_decision": lambda c: c.get_decision(f"{CORRELATION_ID}#3"),
+    "summarise_decisions": lambda c: c.summarise_decisions(from_="2026-11-01", to="2026-11-30"),
+    "erase_decisions": lambda c: c.erase_decisions("+12025550123"),
 }
 
 
@@ -98,9 +105,11 @@ def _server_operations() -> set[tuple[str, str]]:
 
 
 def _operation(request: httpx.Request, operations: set[tuple[str, str]]) -> tuple[str, str]:
-    """The document's operation a request is for: its method, and the path template it fills."""
+    """The document's operation a request is for: its method, and the path template it fills; a
+    literal path before a template it also fills (/v3/decisions/summary, not /v3/decisions/{id}),
+    as API Gateway routes it."""
     path = request.url.raw_path.decode().split("?")[0]
-    for method, template in operations:
+    for method, template in sorted(operations, key=lambda operation: operation[1].count("{")):
         pattern = "^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$"
         if method == request.method and re.match(pattern, path):
             return method, template
@@ -137,3 +146,10 @@ def test_every_server_operation_of_the_document_has_a_method_and_each_method_cal
     assert set(called.values()) == operations
     public = {name for name in vars(PhoneIdClient) if not name.startswith("_")} - {"close", "from_env"}
     assert public == set(CALLS)
+
+
+def test_the_decision_lists_filters_take_the_kinds_and_outcomes_a_record_has() -> None:
+    fields = DecisionSummaryItem.model_fields
+
+    assert get_args(DecisionKind) == get_args(fields["kind"].annotation)
+    assert get_args(DecisionOutcome) == get_args(fields["outcome"].annotation)

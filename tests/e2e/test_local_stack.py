@@ -211,6 +211,15 @@ def test_the_http_collection_runs_against_the_stack(dev_server: DevServer, http:
     assert answers[12]["isEnrolled"] is True
     assert answers[13]["clientCustomerId"] == "cust-42"
     assert answers[14]["success"] == "false"
+    # And the decision records: Lena's verification listed and read, the batch item's by its id
+    # (`#` sent as %23), the summary counting them, and Quin's records (his flow, his verify) erased
+    lena = answers[15]["results"][0]
+    assert (lena["kind"], lena["number"]) == ("verify", {"country": "US", "lastTwo": "12"})
+    assert (answers[16]["id"], answers[16]["tier"]) == (lena["id"], "sandbox")
+    assert answers[18]["id"] == f"{answers[17]['correlationId']}#0"
+    assert answers[19]["byKind"]["verify"] >= 2
+    assert answers[19]["byKind"]["verify-batch"] >= 1
+    assert answers[20]["erased"] >= 2
 
 
 def _outcome(expect: int | None, response: httpx.Response) -> int | str:

@@ -92,6 +92,21 @@ def test_the_identity_manager_example_enrolls_reads_looks_up_and_disenrolls(sett
     assert "disenroll: done\nget again: 404 8011 Identity not found\n" in output
 
 
+def test_the_decisions_example_lists_reads_summarises_and_erases_the_records(
+    settings: dict[str, str],
+) -> None:
+    output = run_example("decisions.py", settings)
+
+    assert output == (
+        "verify, verify/batch: 3 decisions\n"
+        "list: 2 records of the number ending 12, newest first: verify-batch pass, verify pass\n"
+        "get: verify-batch error (code 8007), number ..99, tier sandbox\n"
+        "summary: 3 decisions, 2 passed, 0 failed, 1 errors; verify 1, verify-batch 2\n"
+        "erase: 2 records of the number\n"
+        "get Lena's item: 404 8011 Decision not found\n"
+    )
+
+
 def test_the_webhook_example_verifies_the_sample_and_refuses_it_altered_or_old() -> None:
     output = run_example("webhook_check.py", {})
 

@@ -33,6 +33,16 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def client_env(dev_server: DevServer) -> dict[str, str]:
     """A fresh client of the stack (the default solution, `identity`), as the examples read it."""
+    return _new_client(dev_server)
+
+
+@pytest.fixture
+def own_client_env(dev_server: DevServer) -> dict[str, str]:
+    """A client of the stack for one test alone: no other example's decisions among its records."""
+    return _new_client(dev_server)
+
+
+def _new_client(dev_server: DevServer) -> dict[str, str]:
     created = httpx.post(f"{dev_server.base_url}/_local/clients", json={}, timeout=30)
     assert created.status_code == 201, created.text
     return {
@@ -120,6 +130,19 @@ def test_the_identity_manager_example(package: Path, client_env: dict[str, str])
     assert lines[2].endswith("ours among them: true")
     assert lines[3] == "deactivate, activate: active false then true"
     assert lines[5] == "get again: NotFoundError 404/8011: Identity not found"
+
+
+def test_the_decisions_example(package: Path, own_client_env: dict[str, str]) -> None:
+    lines = _example(package, own_client_env, "decisions")
+
+    assert lines == [
+        "verify, verify/batch: 3 decisions",
+        "list: 2 records of the number ending 12, newest first: verify-batch pass, verify pass",
+        "get: verify-batch error (code 8007), number ..99, tier sandbox",
+        "summary: 3 decisions, 2 passed, 0 failed, 1 errors; verify 1, verify-batch 2",
+        "erase: 2 records of the number",
+        "get Lena's item: NotFoundError 404/8011: Decision not found",
+    ]
 
 
 def test_the_webhook_example(package: Path, client_env: dict[str, str]) -> None:

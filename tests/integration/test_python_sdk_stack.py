@@ -16,7 +16,12 @@ from phoneid_client import (
     PhoneIdClient,
     RateLimitError,
 )
-from phoneid_client.models import IdentityEnrollRequest, StartRequest, VerifyRequest
+from phoneid_client.models import (
+    IdentityEnrollRequest,
+    StartRequest,
+    VerifyBatchRequest,
+    VerifyRequest,
+)
 
 from tests.harness import PUBLIC_BASE_URL, Api, Credentials
 
@@ -30,7 +35,9 @@ class InProcess(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         body = request.read().decode() or None
         query = dict(parse_qsl(request.url.query.decode()))
-        answer = self.api.request(request.method, request.url.path, body, dict(request.headers), query)
+        # A REST API's event has the path as sent, still percent-encoded (a decision's `#` as %23)
+        path = request.url.raw_path.decode().partition("?")[0]
+        answer = self.api.request(request.method, path, body, dict(request.headers), query)
         return httpx.Response(answer.status, headers=dict(answer.headers), content=answer.body.encode())
 
 
@@ -112,3 +119,86 @@ def test_the_token_is_renewed_before_the_stack_would_refuse_it(api: Api) -> None
     assert client.access_token() == second
     assert validated.success is True
     assert validated.challengeMissing is True
+
+
+LENA = "+12025550112"  # the Sandbox's Verified User (docs/sandbox.md)
+NOBODY = "+12025550199"  # no Sandbox user has this number
+
+
+def test_decision_records_are_listed_across_pages_read_by_id_summarised_and_erased(
+    api: Api, phoneid: PhoneIdClient
+) -> None:
+    # Given Lena verified, then a batch of Lena and a number no Sandbox user has, a second apart
+    verified = phoneid.verify(VerifyRequest(phoneNumber=LENA, verificationType="humanAssurance"))
+    api.clock.advance(seconds=1)
+    batch = phoneid.verify_batch(
+        VerifyBatchRequest(
+            items=[
+                {"phoneNumber": LENA, "verificationType": "humanAssurance"},
+                {"phoneNumber": NOBODY, "verificationType": "humanAssurance"},
+            ]
+        )
+    )
+
+    # When every record is listed one a page, and Lena's by her number
+    everything = list(phoneid.list_decisions(limit=1))
+    lenas = list(phoneid.list_decisions(phone_number=LENA, limit=1))
+
+    # Then the list went through the pages, newest first, and the filter kept Lena's two
+    assert [(record.kind, record.success) for record in lenas] == [("verify-batch", True), ("verify", True)]
+    assert [record.id for record in lenas] == [f"{batch.correlationId}#0", verified.correlationId]
+    assert {record.id for record in everything} == {
+        *(record.id for record in lenas),
+        f"{batch.correlationId}#1",
+    }
+    assert all(record.number is not None and record.number.lastTwo == "12" for record in lenas)
+
+    # And a batch item's record is read whole by its id, the # escaped on the way: the number no
+    # Sandbox user has, refused before a decision (8007), shown by its last two digits only
+    item = phoneid.get_decision(f"{batch.correlationId}#1")
+    assert (item.id, item.kind, item.outcome, item.success, item.errorCode) == (
+        f"{batch.correlationId}#1", "verify-batch", "error", False, 8007,
+    )  # fmt: skip
+    assert item.number is not None
+    assert (item.number.country, item.number.lastTwo) == ("US", "99")
+
+    # And the summary counts the three
+    summary = phoneid.summarise_decisions()
+    assert (summary.total, summary.passed, summary.failed, summary.errors) == (3, 2, 0, 1)
+    assert summary.byKind == {"verify": 1, "verify-batch": 2}
+
+    # When Lena's records are erased
+    erased = phoneid.erase_decisions(LENA)
+
+    # Then they are gone from the list and from reading by id; the other item's stays
+    assert erased.erased == 2
+    assert list(phoneid.list_decisions(phone_number=LENA)) == []
+    assert [record.id for record in phoneid.list_decisions()] == [f"{batch.correlationId}#1"]
+    with pytest.raises(NotFoundError) as raised:
+        phoneid.get_decision(f"{batch.correlationId}#0")
+    assert (raised.value.status, raised.value.code, raised.value.message) == (404, 8011, "Decision not found")
+    assert phoneid.get_decision(f"{batch.correlationId}#1").errorCode == 8007
+
+
+def test_a_verification_is_read_whole_with_its_evaluation_and_facts(api: Api, phoneid: PhoneIdClient) -> None:
+    verified = phoneid.verify(VerifyRequest(phoneNumber=LENA, verificationType="humanAssurance"))
+
+    record = phoneid.get_decision(verified.correlationId)
+
+    assert (record.kind, record.outcome, record.flow) == ("verify", "pass", "humanAssurance")
+    assert record.evaluation is not None
+    assert record.facts is not None
+    facts = {fact.signal: fact for fact in record.facts}
+    assert facts["portHoursAgo"].value is None
+
+
+def test_a_list_filter_the_api_refuses_raises_bad_request_when_the_iteration_starts(
+    phoneid: PhoneIdClient,
+) -> None:
+    records = phoneid.list_decisions(from_="last tuesday")
+
+    with pytest.raises(BadRequestError) as raised:
+        next(records)
+
+    assert (raised.value.status, raised.value.code) == (400, 8001)
+    assert "from" in raised.value.message

@@ -159,6 +159,46 @@ export class PhoneIdClient {
     return this.call({ route: ROUTES.lookupIdentities, id: phoneNumber, query, options });
   }
 
+  // Decision records (docs/decision-records.md)
+
+  /**
+   * Every decision the filters keep, newest first, across all the pages of `GET /v3/decisions`: a page
+   * (`limit` records, 1..100) is asked for when the iteration reaches it, until one has no `lastKey`;
+   * a page may be short or empty before the last. `startKey` resumes after a page read earlier.
+   */
+  async *listDecisions(
+    query: T.ListDecisionsQuery = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<T.DecisionSummaryItem, void, undefined> {
+    let startKey = query.startKey;
+    do {
+      const page: T.DecisionList = await this.call({
+        route: ROUTES.listDecisions,
+        query: { ...query, startKey },
+        options,
+      });
+      yield* page.results ?? [];
+      startKey = page.lastKey;
+    } while (startKey !== undefined && startKey !== null);
+  }
+
+  /** One decision whole, by its id (a batch item's or a Connect row's has a `#`: it is escaped here). */
+  getDecision(id: string, options: ReadOptions = {}): Promise<T.Decision> {
+    const query = { clientRequestId: options.clientRequestId };
+    return this.call({ route: ROUTES.getDecision, id, query, options });
+  }
+
+  /** The days `from` to `to` (YYYY-MM-DD, both inclusive, at most 366; default the last 30) counted. */
+  summariseDecisions(query: T.DecisionSummaryQuery = {}, options?: RequestOptions): Promise<T.DecisionSummary> {
+    return this.call({ route: ROUTES.summariseDecisions, query, options });
+  }
+
+  /** The client's decision records of a phone number (E.164) erased: `DELETE /v3/decisions?phoneNumber=`. */
+  eraseDecisions(phoneNumber: string, options: ReadOptions = {}): Promise<T.DecisionErasure> {
+    const query = { phoneNumber, clientRequestId: options.clientRequestId };
+    return this.call({ route: ROUTES.eraseDecisions, query, options });
+  }
+
   private async call<Answer>(call: Call): Promise<Answer> {
     let response = await this.send(call, await this.tokens.token());
     if (response.status === 401) {

@@ -29,6 +29,10 @@ export const ROUTES = {
   activateIdentity: { method: "POST", path: "/v3/identity/{id}/activate" },
   deactivateIdentity: { method: "POST", path: "/v3/identity/{id}/deactivate" },
   lookupIdentities: { method: "GET", path: "/v3/identity/{id}/lookup" },
+  listDecisions: { method: "GET", path: "/v3/decisions" },
+  getDecision: { method: "GET", path: "/v3/decisions/{id}" },
+  summariseDecisions: { method: "GET", path: "/v3/decisions/summary" },
+  eraseDecisions: { method: "DELETE", path: "/v3/decisions" },
 } as const satisfies Record<string, Route>;
 
 /** The token is the one call outside ROUTES: the client makes it itself (TokenSource). */

@@ -242,6 +242,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /v3/decisions */
+        get: operations["list_decisions_v3_decisions_get"];
+        put?: never;
+        post?: never;
+        /** DELETE /v3/decisions */
+        delete: operations["erase_decisions_v3_decisions_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/decisions/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /v3/decisions/summary */
+        get: operations["summarise_decisions_v3_decisions_summary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/decisions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /v3/decisions/{id} */
+        get: operations["get_decision_v3_decisions__id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/device/revoke": {
         parameters: {
             query?: never;
@@ -632,6 +684,18 @@ export interface components {
             /** Success */
             success: boolean;
         };
+        /** Conversion */
+        Conversion: {
+            /** Attempted */
+            attempted: number;
+            /**
+             * Rate
+             * @description succeeded / attempted; absent when none was attempted
+             */
+            rate?: number | null;
+            /** Succeeded */
+            succeeded: number;
+        };
         /** CorrelationRequest */
         CorrelationRequest: {
             /**
@@ -641,6 +705,158 @@ export interface components {
             clientRequestId?: string | null;
             /** Correlationid */
             correlationId: string;
+        };
+        /** DayCounts */
+        DayCounts: {
+            /** Day */
+            day: string;
+            /** Errors */
+            errors: number;
+            /** Failed */
+            failed: number;
+            /** Passed */
+            passed: number;
+            /** Total */
+            total: number;
+        };
+        /** DecisionEraseResponse */
+        DecisionEraseResponse: {
+            /**
+             * Erased
+             * @description How many of the number's records were erased
+             */
+            erased: number;
+        };
+        /** DecisionListResponse */
+        DecisionListResponse: {
+            /**
+             * Lastkey
+             * @description Send as startKey for the next page
+             */
+            lastKey?: string | null;
+            /** Results */
+            results?: components["schemas"]["DecisionSummaryItem"][];
+        };
+        /**
+         * DecisionSummaryItem
+         * @description A decision as the list shows it.
+         */
+        DecisionSummaryItem: {
+            /** Endedat */
+            endedAt: string;
+            /** Errorcode */
+            errorCode?: number | null;
+            /**
+             * Flow
+             * @description The flow type, or the verification type
+             */
+            flow?: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "staged" | "unify" | "verify" | "verify-batch" | "connect";
+            number?: components["schemas"]["NumberShown"] | null;
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "pass" | "fail" | "error";
+            /** Reasoncodes */
+            reasonCodes?: number[] | null;
+            /** Startedat */
+            startedAt: string;
+            /** Success */
+            success: boolean;
+        };
+        /** DecisionSummaryResponse */
+        DecisionSummaryResponse: {
+            /** Byday */
+            byDay?: components["schemas"]["DayCounts"][];
+            /** Bykind */
+            byKind?: {
+                [key: string]: number;
+            };
+            /** Byreasoncode */
+            byReasonCode?: {
+                [key: string]: number;
+            };
+            /**
+             * Conversion
+             * @description sms: texts sent → verified; instantLink: sent → opened; mobileAuth: tried → passed
+             */
+            conversion?: {
+                [key: string]: components["schemas"]["Conversion"];
+            };
+            /** Errors */
+            errors: number;
+            /** Failed */
+            failed: number;
+            /** Firstday */
+            firstDay: string;
+            /** Lastday */
+            lastDay: string;
+            /** Passed */
+            passed: number;
+            /** Total */
+            total: number;
+        };
+        /**
+         * DecisionView
+         * @description One decision whole.
+         */
+        DecisionView: {
+            /** Clientrequestid */
+            clientRequestId?: string | null;
+            /** Endedat */
+            endedAt: string;
+            /** Errorcode */
+            errorCode?: number | null;
+            /** Evaluation */
+            evaluation?: {
+                [key: string]: components["schemas"]["CategoryResult"];
+            } | null;
+            /** Facts */
+            facts?: components["schemas"]["FactShown"][] | null;
+            /**
+             * Flow
+             * @description The flow type, or the verification type
+             */
+            flow?: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "staged" | "unify" | "verify" | "verify-batch" | "connect";
+            /** Monitoredcodes */
+            monitoredCodes?: number[] | null;
+            number?: components["schemas"]["NumberShown"] | null;
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "pass" | "fail" | "error";
+            policy?: components["schemas"]["PolicyShown"] | null;
+            possession?: components["schemas"]["PossessionShown"] | null;
+            /** Reasoncodes */
+            reasonCodes?: number[] | null;
+            /** Region */
+            region: string;
+            /** Startedat */
+            startedAt: string;
+            /**
+             * Step
+             * @description The step whose answer ended the flow
+             */
+            step?: string | null;
+            /** Success */
+            success: boolean;
+            /** Tier */
+            tier: string;
         };
         /** DeviceKeyView */
         DeviceKeyView: {
@@ -685,6 +901,23 @@ export interface components {
             next?: {
                 [key: string]: string;
             } | null;
+        };
+        /**
+         * FactShown
+         * @description A fact whole: its value may be null (observed as nothing), so nothing is left out.
+         */
+        FactShown: {
+            /** Asof */
+            asOf: string;
+            /** Signal */
+            signal: string;
+            /** Source */
+            source: string;
+            /**
+             * Value
+             * @description The observed value; {"sourceFailed": true} when its source failed
+             */
+            value: unknown;
         };
         /** FlowChoice */
         FlowChoice: {
@@ -966,6 +1199,16 @@ export interface components {
         ModelOutcome: {
             champion: components["schemas"]["Champion"];
         };
+        /**
+         * NumberShown
+         * @description The number as a record shows it: never whole.
+         */
+        NumberShown: {
+            /** Country */
+            country: string;
+            /** Lasttwo */
+            lastTwo: string;
+        };
         /** OtpRequest */
         OtpRequest: {
             /**
@@ -1005,6 +1248,43 @@ export interface components {
             clientRequestId?: string | null;
             /** Phonenumber */
             phoneNumber?: string | null;
+        };
+        /** PolicyShown */
+        PolicyShown: {
+            /**
+             * Hash
+             * @description SHA-256 of the policy document's content (canonical JSON), hex
+             */
+            hash: string;
+            /** Id */
+            id: string;
+            /** Version */
+            version: string;
+        };
+        /** PossessionShown */
+        PossessionShown: {
+            /** Devicekey */
+            deviceKey?: ("used" | "bound") | null;
+            /** Linkopened */
+            linkOpened: boolean;
+            /** Linkssent */
+            linksSent: number;
+            /** Method */
+            method?: ("mobile-auth" | "otp" | "instant-link" | "preset") | null;
+            /**
+             * Mobileauth
+             * @enum {string}
+             */
+            mobileAuth: "not-tried" | "redirected" | "passed" | "failed";
+            /** Otpentries */
+            otpEntries: number;
+            /** Smssent */
+            smsSent: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "passed" | "failed" | "pending" | "not-asked";
         };
         /** RegistrationOut */
         RegistrationOut: {
@@ -2232,6 +2512,283 @@ export interface operations {
             };
             /** @description Step out of order or possession limit (8003); invalid correlationId (8008) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see Retry-After (8018) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error; retry (8000) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_decisions_v3_decisions_get: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 time (list) or date (summary), inclusive; default 30 days back */
+                from?: string | null;
+                /** @description ISO 8601 time, exclusive (list), or date, inclusive (summary) */
+                to?: string | null;
+                phoneNumber?: string | null;
+                kind?: ("staged" | "unify" | "verify" | "verify-batch" | "connect") | null;
+                outcome?: ("pass" | "fail" | "error") | null;
+                reasonCode?: number | null;
+                /** @description Only decisions whose request carried this clientRequestId (also echoed in errors) */
+                clientRequestId?: string | null;
+                limit?: number;
+                startKey?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionListResponse"];
+                };
+            };
+            /** @description Malformed request (8001) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized (8002) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized for country (8010) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see Retry-After (8018) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error; retry (8000) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    erase_decisions_v3_decisions_delete: {
+        parameters: {
+            query: {
+                phoneNumber: string;
+                clientRequestId?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionEraseResponse"];
+                };
+            };
+            /** @description Malformed request (8001) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized (8002) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized for country (8010) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see Retry-After (8018) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error; retry (8000) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    summarise_decisions_v3_decisions_summary_get: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD, inclusive; default 29 days before `to` */
+                from?: string | null;
+                /** @description YYYY-MM-DD, inclusive; default today (UTC) */
+                to?: string | null;
+                clientRequestId?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionSummaryResponse"];
+                };
+            };
+            /** @description Malformed request (8001) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized (8002) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see Retry-After (8018) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error; retry (8000) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_decision_v3_decisions__id__get: {
+        parameters: {
+            query?: {
+                clientRequestId?: string | null;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionView"];
+                };
+            };
+            /** @description Malformed request (8001) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized (8002) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (410: the subscription has ended) (8011) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

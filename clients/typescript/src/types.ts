@@ -59,3 +59,11 @@ export type Identity = ResponseBody<"/v3/identity/{id}", "get">;
 export type IdentityLookup = ResponseBody<"/v3/identity/{id}/lookup", "get">;
 export type IdentityStatusRequest = RequestBody<"/v3/identity/{id}/activate">;
 export type SuccessResponse = ResponseBody<"/v3/identity/{id}", "delete">;
+
+export type ListDecisionsQuery = Query<"/v3/decisions">;
+export type DecisionList = ResponseBody<"/v3/decisions", "get">;
+export type DecisionSummaryItem = Schemas["DecisionSummaryItem"];
+export type Decision = ResponseBody<"/v3/decisions/{id}", "get">;
+export type DecisionSummaryQuery = Query<"/v3/decisions/summary">;
+export type DecisionSummary = ResponseBody<"/v3/decisions/summary", "get">;
+export type DecisionErasure = ResponseBody<"/v3/decisions", "delete">;

@@ -187,6 +187,10 @@ test("every method calls its route: the path, its id escaped, and the query", as
     activateIdentity: () => phoneid.activateIdentity(id),
     deactivateIdentity: () => phoneid.deactivateIdentity(id, { clientRequestId: "req-2" }),
     lookupIdentities: () => phoneid.lookupIdentities("+12025550123"),
+    listDecisions: () => phoneid.listDecisions({ kind: "verify", limit: 100 }).next(),
+    getDecision: () => phoneid.getDecision(`${id}#3`),
+    summariseDecisions: () => phoneid.summariseDecisions({ from: "2026-11-01", to: "2026-11-30" }),
+    eraseDecisions: () => phoneid.eraseDecisions("+12025550123", { clientRequestId: "req-3" }),
   };
   for (const call of Object.values(calls)) await call();
   const made = api.calls().map((sent) => `${sent.method} ${sent.url.slice(BASE.length)}`);
@@ -209,7 +213,11 @@ test("every method calls its route: the path, its id escaped, and the query", as
     `POST /v3/identity/${id}/activate`,
     `POST /v3/identity/${id}/deactivate`,
     "GET /v3/identity/%2B12025550123/lookup",
+    "GET /v3/decisions?kind=verify&limit=100",
+    `GET /v3/decisions/${id}%233`,
+    "GET /v3/decisions/summary?from=2026-11-01&to=2026-11-30",
+    "DELETE /v3/decisions?phoneNumber=%2B12025550123&clientRequestId=req-3",
   ]);
   const bodies = api.calls().filter((sent) => sent.method !== "POST").map((sent) => sent.body);
-  assert.deepEqual(bodies, [undefined, undefined, undefined, undefined]);
+  assert.deepEqual(bodies, Array(8).fill(undefined));
 });

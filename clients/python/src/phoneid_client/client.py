@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from datetime import date, datetime
+from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -23,6 +24,11 @@ from phoneid_client.models import (
     ChallengeResponse,
     CompleteRequest,
     CompleteResponse,
+    DecisionEraseResponse,
+    DecisionListResponse,
+    DecisionSummaryItem,
+    DecisionSummaryResponse,
+    DecisionView,
     EnrollResponse,
     IdentityBatchRequest,
     IdentityEnrollRequest,
@@ -46,6 +52,10 @@ from phoneid_client.models import (
 from phoneid_client.tokens import AccessTokens
 
 Answer = TypeVar("Answer", bound=BaseModel)
+
+# The list's filters, as DecisionSummaryItem's `kind` and `outcome` (tests/contract/test_python_sdk.py)
+DecisionKind = Literal["staged", "unify", "verify", "verify-batch", "connect"]
+DecisionOutcome = Literal["pass", "fail", "error"]
 
 USER_AGENT = "phoneid-client-python/0.1.0"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -235,6 +245,73 @@ class PhoneIdClient:
         path = f"/v3/identity/{_segment(phone_number)}/lookup"
         return self._call("GET", path, LookupResponse, query=query)
 
+    # --- Decision records (docs/decision-records.md) ---
+
+    def list_decisions(
+        self,
+        *,
+        from_: datetime | str | None = None,
+        to: datetime | str | None = None,
+        phone_number: str | None = None,
+        kind: DecisionKind | None = None,
+        outcome: DecisionOutcome | None = None,
+        reason_code: int | None = None,
+        client_request_id: str | None = None,
+        limit: int | None = None,
+        start_key: str | None = None,
+    ) -> Iterator[DecisionSummaryItem]:
+        """``GET /v3/decisions``: every decision the filters keep, newest first, across all pages.
+
+        Pages are asked for as the iteration reaches them (``limit`` records each, 1..100), until one
+        has no ``lastKey``; a page may be short or empty before the last. ``from_`` (default 30 days
+        back) is inclusive, ``to`` (default none) exclusive: ISO 8601, or a ``datetime`` (a naive one
+        is UTC). ``start_key`` resumes after a page.
+        """
+        query = _without_none(
+            **{"from": _moment(from_), "to": _moment(to)},
+            phoneNumber=phone_number,
+            kind=kind,
+            outcome=outcome,
+            reasonCode=reason_code,
+            clientRequestId=client_request_id,
+            limit=limit,
+            startKey=start_key,
+        )
+        return self._decision_pages(query)
+
+    def _decision_pages(self, query: dict[str, Any]) -> Iterator[DecisionSummaryItem]:
+        while True:
+            page = self._call("GET", "/v3/decisions", DecisionListResponse, query=query)
+            yield from page.results or []
+            if page.lastKey is None:
+                return
+            query = {**query, "startKey": page.lastKey}
+
+    def get_decision(self, decision_id: str, *, client_request_id: str | None = None) -> DecisionView:
+        """``GET /v3/decisions/{id}``: one decision whole (the id of a batch item or a Connect row has
+        a ``#``: it is encoded here)."""
+        query = _without_none(clientRequestId=client_request_id)
+        return self._call("GET", f"/v3/decisions/{_segment(decision_id)}", DecisionView, query=query)
+
+    def summarise_decisions(
+        self,
+        *,
+        from_: date | str | None = None,
+        to: date | str | None = None,
+        client_request_id: str | None = None,
+    ) -> DecisionSummaryResponse:
+        """``GET /v3/decisions/summary``: the days ``from_`` to ``to`` (both inclusive, at most 366;
+        default the last 30) counted: outcomes, reason codes, kinds, each day, and conversion."""
+        query = _without_none(**{"from": _day(from_), "to": _day(to)}, clientRequestId=client_request_id)
+        return self._call("GET", "/v3/decisions/summary", DecisionSummaryResponse, query=query)
+
+    def erase_decisions(
+        self, phone_number: str, *, client_request_id: str | None = None
+    ) -> DecisionEraseResponse:
+        """``DELETE /v3/decisions?phoneNumber=``: the client's records of the number are erased."""
+        query = _without_none(phoneNumber=phone_number, clientRequestId=client_request_id)
+        return self._call("DELETE", "/v3/decisions", DecisionEraseResponse, query=query)
+
     # --- The exchange ---
 
     def _call(
@@ -293,6 +370,16 @@ def _correlation(correlation_id: str, client_request_id: str | None) -> dict[str
 
 def _without_none(**fields: Any) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value is not None}
+
+
+def _moment(value: datetime | str | None) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _day(value: date | str | None) -> str | None:
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    return value.isoformat() if isinstance(value, date) else value
 
 
 def _segment(value: str) -> str:

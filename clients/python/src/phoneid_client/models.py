@@ -116,6 +116,15 @@ class CompleteResponse(BaseModel):
     success: Annotated[bool, Field(title="Success")]
 
 
+class Conversion(BaseModel):
+    attempted: Annotated[int, Field(title="Attempted")]
+    rate: Annotated[float | None, Field(title="Rate")] = None
+    """
+    succeeded / attempted; absent when none was attempted
+    """
+    succeeded: Annotated[int, Field(title="Succeeded")]
+
+
 class CorrelationRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -130,6 +139,37 @@ class CorrelationRequest(BaseModel):
             pattern="^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", title="Correlationid"
         ),
     ]
+
+
+class DayCounts(BaseModel):
+    day: Annotated[str, Field(title="Day")]
+    errors: Annotated[int, Field(title="Errors")]
+    failed: Annotated[int, Field(title="Failed")]
+    passed: Annotated[int, Field(title="Passed")]
+    total: Annotated[int, Field(title="Total")]
+
+
+class DecisionEraseResponse(BaseModel):
+    erased: Annotated[int, Field(title="Erased")]
+    """
+    How many of the number's records were erased
+    """
+
+
+class DecisionSummaryResponse(BaseModel):
+    byDay: Annotated[list[DayCounts] | None, Field(title="Byday")] = None
+    byKind: Annotated[dict[str, int] | None, Field(title="Bykind")] = None
+    byReasonCode: Annotated[dict[str, int] | None, Field(title="Byreasoncode")] = None
+    conversion: Annotated[dict[str, Conversion] | None, Field(title="Conversion")] = None
+    """
+    sms: texts sent → verified; instantLink: sent → opened; mobileAuth: tried → passed
+    """
+    errors: Annotated[int, Field(title="Errors")]
+    failed: Annotated[int, Field(title="Failed")]
+    firstDay: Annotated[str, Field(title="Firstday")]
+    lastDay: Annotated[str, Field(title="Lastday")]
+    passed: Annotated[int, Field(title="Passed")]
+    total: Annotated[int, Field(title="Total")]
 
 
 class DeviceKeyView(BaseModel):
@@ -149,6 +189,20 @@ class ErrorBody(BaseModel):
     correlationId: Annotated[str | None, Field(title="Correlationid")] = None
     message: Annotated[str, Field(title="Message")]
     next: Annotated[dict[str, str] | None, Field(title="Next")] = None
+
+
+class FactShown(BaseModel):
+    """
+    A fact whole: its value may be null (observed as nothing), so nothing is left out.
+    """
+
+    asOf: Annotated[str, Field(title="Asof")]
+    signal: Annotated[str, Field(title="Signal")]
+    source: Annotated[str, Field(title="Source")]
+    value: Annotated[Any, Field(title="Value")]
+    """
+    The observed value; {"sourceFailed": true} when its source failed
+    """
 
 
 class FlowChoice(BaseModel):
@@ -463,6 +517,15 @@ class ModelOutcome(BaseModel):
     champion: Champion
 
 
+class NumberShown(BaseModel):
+    """
+    The number as a record shows it: never whole.
+    """
+
+    country: Annotated[str, Field(title="Country")]
+    lastTwo: Annotated[str, Field(title="Lasttwo")]
+
+
 class OtpRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -505,6 +568,28 @@ class PhoneNumberRequest(BaseModel):
     Echoed in error responses to tie them to the caller's request
     """
     phoneNumber: Annotated[PhoneNumber | None, Field(title="Phonenumber")] = None
+
+
+class PolicyShown(BaseModel):
+    hash: Annotated[str, Field(title="Hash")]
+    """
+    SHA-256 of the policy document's content (canonical JSON), hex
+    """
+    id: Annotated[str, Field(title="Id")]
+    version: Annotated[str, Field(title="Version")]
+
+
+class PossessionShown(BaseModel):
+    deviceKey: Annotated[Literal["used", "bound"] | None, Field(title="Devicekey")] = None
+    linkOpened: Annotated[bool, Field(title="Linkopened")]
+    linksSent: Annotated[int, Field(title="Linkssent")]
+    method: Annotated[
+        Literal["mobile-auth", "otp", "instant-link", "preset"] | None, Field(title="Method")
+    ] = None
+    mobileAuth: Annotated[Literal["not-tried", "redirected", "passed", "failed"], Field(title="Mobileauth")]
+    otpEntries: Annotated[int, Field(title="Otpentries")]
+    smsSent: Annotated[int, Field(title="Smssent")]
+    status: Annotated[Literal["passed", "failed", "pending", "not-asked"], Field(title="Status")]
 
 
 class RegistrationOut(BaseModel):
@@ -854,6 +939,58 @@ class CompleteRequest(BaseModel):
     individual: Individual
 
 
+class DecisionSummaryItem(BaseModel):
+    """
+    A decision as the list shows it.
+    """
+
+    endedAt: Annotated[str, Field(title="Endedat")]
+    errorCode: Annotated[int | None, Field(title="Errorcode")] = None
+    flow: Annotated[str | None, Field(title="Flow")] = None
+    """
+    The flow type, or the verification type
+    """
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[Literal["staged", "unify", "verify", "verify-batch", "connect"], Field(title="Kind")]
+    number: NumberShown | None = None
+    outcome: Annotated[Literal["pass", "fail", "error"], Field(title="Outcome")]
+    reasonCodes: Annotated[list[int] | None, Field(title="Reasoncodes")] = None
+    startedAt: Annotated[str, Field(title="Startedat")]
+    success: Annotated[bool, Field(title="Success")]
+
+
+class DecisionView(BaseModel):
+    """
+    One decision whole.
+    """
+
+    clientRequestId: Annotated[str | None, Field(title="Clientrequestid")] = None
+    endedAt: Annotated[str, Field(title="Endedat")]
+    errorCode: Annotated[int | None, Field(title="Errorcode")] = None
+    evaluation: Annotated[dict[str, CategoryResult] | None, Field(title="Evaluation")] = None
+    facts: Annotated[list[FactShown] | None, Field(title="Facts")] = None
+    flow: Annotated[str | None, Field(title="Flow")] = None
+    """
+    The flow type, or the verification type
+    """
+    id: Annotated[str, Field(title="Id")]
+    kind: Annotated[Literal["staged", "unify", "verify", "verify-batch", "connect"], Field(title="Kind")]
+    monitoredCodes: Annotated[list[int] | None, Field(title="Monitoredcodes")] = None
+    number: NumberShown | None = None
+    outcome: Annotated[Literal["pass", "fail", "error"], Field(title="Outcome")]
+    policy: PolicyShown | None = None
+    possession: PossessionShown | None = None
+    reasonCodes: Annotated[list[int] | None, Field(title="Reasoncodes")] = None
+    region: Annotated[str, Field(title="Region")]
+    startedAt: Annotated[str, Field(title="Startedat")]
+    step: Annotated[str | None, Field(title="Step")] = None
+    """
+    The step whose answer ended the flow
+    """
+    success: Annotated[bool, Field(title="Success")]
+    tier: Annotated[str, Field(title="Tier")]
+
+
 class IdentityListResponse(BaseModel):
     lastKey: Annotated[str | None, Field(title="Lastkey")] = None
     results: Annotated[list[IdentitySummary] | None, Field(title="Results")] = None
@@ -879,3 +1016,11 @@ class VerifyResponse(BaseModel):
     servicePhoneAlias: Annotated[str | None, Field(title="Servicephonealias")] = None
     signals: Annotated[list[dict[str, ModelOutcome]] | None, Field(title="Signals")] = None
     success: Annotated[Literal["true", "false"], Field(title="Success")]
+
+
+class DecisionListResponse(BaseModel):
+    lastKey: Annotated[str | None, Field(title="Lastkey")] = None
+    """
+    Send as startKey for the next page
+    """
+    results: Annotated[list[DecisionSummaryItem] | None, Field(title="Results")] = None
