@@ -3,10 +3,11 @@ decision record (docs/decision-records.md#what-is-recorded)."""
 
 from typing import Any
 
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from phoneid.bootstrap import container
-from phoneid.tasks import task_entrypoint
+from phoneid.tasks import metrics, task_entrypoint
 
 # What DynamoDB's TTL names as the deleter of an expired item (the template's filter asks the same).
 TTL_PRINCIPAL = "dynamodb.amazonaws.com"
@@ -20,7 +21,9 @@ def _expired(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         and record.get("userIdentity", {}).get("principalId") == TTL_PRINCIPAL
         and "OldImage" in record.get("dynamodb", {})
     ]
-    return {"expired": container().expired_flows.record(images)}
+    recorded = container().expired_flows.record(images)
+    metrics.add_metric(name="ExpiredFlowsRecorded", unit=MetricUnit.Count, value=recorded)
+    return {"expired": recorded}
 
 
 handler = task_entrypoint(_expired)

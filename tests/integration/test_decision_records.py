@@ -14,6 +14,7 @@ from urllib.parse import quote
 import pytest
 
 from phoneid_dev.gateway import HttpResponse
+from phoneid_dev.ttl import TtlSweeper
 from tests.device import Device
 from tests.faults import Fault, Injector, Layer, installed
 from tests.harness import Api, Integrator, LogRecorder
@@ -658,3 +659,23 @@ def test_a_flow_left_open_gets_an_expired_record_when_ttl_deletes_its_session(ap
     assert decisions.get(done).json()["step"] == "complete"
     summary = decisions.summary().json()
     assert (summary["total"], summary["failed"]) == (2, 1)
+
+
+def test_the_local_stacks_ttl_deletes_expired_sessions_and_records_their_flows(api: Api) -> None:
+    # Given a flow left unanswered, and the local clock a day and a quarter later
+    integrator = api.integrator()
+    left = integrator.start(phoneNumber=TOKEN_ONLY).json()["correlationId"]
+    fresh_before = TtlSweeper(api.stack, api.clock.now).sweep()
+    api.clock.advance(hours=25)
+
+    # When the local stack's TTL sweeps its tables, as DynamoDB's would
+    swept = TtlSweeper(api.stack, api.clock.now).sweep()
+
+    # Then nothing was deleted before the session's time, then its session is gone and its flow has
+    # its expired record, through the table's stream consumer
+    assert fresh_before == 0
+    assert swept >= 1
+    assert [i for i in api.table_items("SessionsTable") if i.get("correlationId", {}).get("S") == left] == []
+    a_day_later = Integrator(api, integrator.credentials)  # a new access token: the first has expired
+    body = Decisions(api, a_day_later).get(left).json()
+    assert (body["outcome"], body["step"]) == ("fail", "expired")
