@@ -8,11 +8,8 @@ counts (docs/adr/0117-decision-records.md).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from functools import cache
 from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
@@ -41,17 +38,11 @@ logger = Logger(child=True)
 NOT_WRITTEN = "decision records not written"  # the alarm's metric filter matches this message
 
 
-@cache
-def _policy_hash(canonical: str) -> str:
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
 def policy_ref(policy: Policy) -> PolicyRef:
     """The policy as a record names it: the stack's default or the client's own, its version, and a
     SHA-256 of its canonical JSON (the same document always gives the same hash)."""
-    canonical = json.dumps(policy.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     named = "default" if policy is default_policy() else "client"
-    return PolicyRef(named, policy.version, _policy_hash(canonical))
+    return PolicyRef(named, policy.version, policy.content_hash)
 
 
 class DecisionLog:

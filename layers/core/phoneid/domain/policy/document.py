@@ -4,6 +4,8 @@ flow asks of it (worked out once), and its validation on load."""
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Annotated, Any, Literal
@@ -86,6 +88,13 @@ class Policy(Strict):
             findings = {Signal.PARTNER_FINDINGS} if any(rule.acceptFindings for rule in rules) else set()
             needed[flow] = frozenset(signal for rule in rules for signal in rule.signals).union(findings)
         return needed
+
+    @cached_property
+    def content_hash(self) -> str:
+        """SHA-256 of the document's canonical JSON, hex: the same rules, the same hash (each
+        decision record names its policy by it; worked out once, not per record)."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
 
     @cached_property
     def signal_thresholds(self) -> Mapping[Signal, tuple[float, ...]]:
