@@ -1,5 +1,6 @@
 """The floor a run is measured against, in the same run: a plain csv + phonenumbers pass over the
-file, and a bare BatchWriteItem of the run's own enrollments."""
+file, and a bare BatchWriteItem of the run's own enrollments and of its decision records (a row's
+record is the job's output as much as its enrollment: docs/decision-records.md)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,18 @@ def floor_pass(path: Path) -> tuple[float, int]:
                 continue
             valid += phonenumbers.is_valid_number(number)
     return time.perf_counter() - began, valid
+
+
+def decisions_table(dynamodb: Any, settings: Any) -> str | None:
+    """The stack's decision records table, if the revision under test has one."""
+    name = getattr(settings, "decisions_table", "")
+    if not name:
+        return None
+    try:
+        dynamodb.describe_table(TableName=name)
+    except dynamodb.exceptions.ResourceNotFoundException:
+        return None
+    return str(name)
 
 
 def table_keys(dynamodb: Any, table: str) -> set[str]:

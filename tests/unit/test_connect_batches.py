@@ -103,6 +103,7 @@ class ScriptedVerify:
             po_boxes=False,
             observations={},
             policy=default_policy(),
+            country="US",
         )
 
 

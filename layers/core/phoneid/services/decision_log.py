@@ -164,7 +164,9 @@ class DecisionLog:
             policy=policy_ref(outcome.policy),
             facts=facts_of(outcome.observations),
             facts_at=ended_at,
-            number=self.number_of(caller_id, outcome.phone_number),
+            number=NumberRef(
+                self.number_mac(caller_id, outcome.phone_number), outcome.country, outcome.phone_number[-2:]
+            ),
             **fields,
         )
 

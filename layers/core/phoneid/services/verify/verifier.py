@@ -53,6 +53,7 @@ class Verified:
     po_boxes: bool
     observations: Observations  # what the policy evaluated (the decision record keeps it)
     policy: Policy
+    country: str  # the number's, as parsed (the decision record shows it)
 
     @property
     def enrolled(self) -> bool:
@@ -209,6 +210,7 @@ class Verifier:
             po_boxes=caller.has(Flag.PO_BOX_ADDRESSES),
             observations=decided.observations,
             policy=decided.policy,
+            country=decided.phone.country,
         )
 
     def _phone_alias(self, client_id: str, phone_number: str) -> str:
