@@ -4,6 +4,7 @@ writes included), for unit tests that open no sockets."""
 from __future__ import annotations
 
 import io
+import socket
 import threading
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -503,6 +504,21 @@ class RecordingWebhookSender:
         if self.failure is not None:
             raise self.failure
         return self.status
+
+
+class FakeSocket:
+    """What ``http.client`` asks of a socket besides sending and receiving: a subclass gives
+    ``sendall``, ``recv_into``, ``settimeout`` and ``close``, and the response is read through the
+    standard library's own ``SocketIO`` over it (no file descriptor behind it)."""
+
+    def makefile(self, mode: str = "rb", *_: Any, **__: Any) -> io.BufferedReader:
+        return io.BufferedReader(socket.SocketIO(self, mode))  # type: ignore[arg-type]
+
+    def _decref_socketios(self) -> None:
+        return
+
+    def fileno(self) -> int:
+        return -1
 
 
 # --- Connect ---------------------------------------------------------------------------------------

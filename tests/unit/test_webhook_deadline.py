@@ -8,14 +8,13 @@ injected monotonic clock, and honours the timeout PhoneID gives each operation a
 
 from __future__ import annotations
 
-import io
-import socket
 from typing import Any
 
 import pytest
 
 from phoneid.adapters.webhook_http import HttpWebhookSender
 from phoneid.domain.webhooks import DELIVERY_DEADLINE_SECONDS, WebhookUnreachable
+from tests.fakes import FakeSocket
 
 ANSWER = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"
 # Plain HTTP to loopback, as the local stack allows: the fake connection carries no TLS.
@@ -32,7 +31,7 @@ class Seconds:
         return self.now
 
 
-class Trickling:
+class Trickling(FakeSocket):
     """The receiver's end of one connection: it takes the request, then answers ``answer`` one byte
     every ``every`` seconds of the clock."""
 
@@ -59,15 +58,6 @@ class Trickling:
         self.clock.now += self.every
         buffer[0] = self.unsent.pop(0)
         return 1
-
-    def makefile(self, mode: str = "rb", *_: Any, **__: Any) -> io.BufferedReader:
-        return io.BufferedReader(socket.SocketIO(self, mode))  # type: ignore[arg-type]
-
-    def _decref_socketios(self) -> None:
-        return
-
-    def fileno(self) -> int:
-        return -1
 
     def close(self) -> None:
         self.closed = True

@@ -13,8 +13,6 @@ deliveries ran one after the other, A's would each have to give up before B's fi
 from __future__ import annotations
 
 import importlib.util
-import io
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +29,7 @@ from phoneid.domain.webhooks import to_message
 from phoneid.services.clients import ClientAdmin
 from phoneid.services.webhooks import WebhookDelivery
 from phoneid_dev.events import FunctionContext
-from tests.fakes import START, ContextCipher, FakeClock, InMemoryClientStore, InMemoryWebhookQueue
+from tests.fakes import START, ContextCipher, FakeClock, FakeSocket, InMemoryClientStore, InMemoryWebhookQueue
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"
@@ -56,7 +54,7 @@ class Receivers:
         return Held(self) if address[1] == SLOW_PORT else Prompt(self)
 
 
-class Connection:
+class Connection(FakeSocket):
     def __init__(self, receivers: Receivers) -> None:
         self.receivers = receivers
         self.request = bytearray()
@@ -66,15 +64,6 @@ class Connection:
 
     def sendall(self, data: bytes, flags: int = 0) -> None:
         self.request += data
-
-    def makefile(self, mode: str = "rb", *_: Any, **__: Any) -> io.BufferedReader:
-        return io.BufferedReader(socket.SocketIO(self, mode))  # type: ignore[arg-type]
-
-    def _decref_socketios(self) -> None:
-        return
-
-    def fileno(self) -> int:
-        return -1
 
     def close(self) -> None:
         return
