@@ -15,7 +15,7 @@ import pytest
 
 from phoneid_dev.gateway import HttpResponse
 from phoneid_dev.ttl import TtlSweeper
-from tests.device import Device
+from tests.device import Device, latest_link
 from tests.faults import Fault, Injector, Layer, installed
 from tests.harness import Api, Integrator, LogRecorder
 from tests.sandbox_numbers import OTP_FAIL, OTP_PASS, TOKEN_ONLY
@@ -531,29 +531,45 @@ def test_a_record_expires_after_the_retention_and_its_days_tallies_with_it(api: 
 # --- nothing personal -------------------------------------------------------------------------------
 
 
-def test_no_record_page_key_or_log_line_holds_the_number_a_name_a_birth_date_an_ssn_or_a_code(
-    api: Api, caplog: pytest.LogCaptureFixture
+def test_no_record_page_key_or_log_line_holds_the_number_a_name_a_birth_date_an_ssn_a_code_or_a_link(
+    api: Api, request: pytest.FixtureRequest
 ) -> None:
-    # Given flows that carried names, a birth date, an SSN and a one-time code
+    # Given the service's every log line recorded (once a first flow has loaded its modules), and
+    # flows that carried names, a birth date, an SSN, a one-time code and an Instant Link
     integrator = api.integrator()
+    staged_flow(integrator)
+    logged: LogRecorder = request.getfixturevalue("logged")
     staged_flow(integrator, firstName="Kira", lastName="Petrova", ssn="911456711", dob="1999-08-08")
-    started = integrator.start(phoneNumber=OTP_PASS)
+    started = integrator.start(phoneNumber=OTP_PASS, dob="1999-08-08")
     device = Device(integrator.api, started.json()["authToken"])
     device.send_otp()
     device.enter("1234")
-    integrator.post("/v3/validate", {"correlationId": started.json()["correlationId"]})
+    correlation_id = started.json()["correlationId"]
+    integrator.post("/v3/validate", {"correlationId": correlation_id})
+    integrator.post("/v3/complete", {"correlationId": correlation_id, "individual": KIRA})
+    linked = integrator.start(
+        phoneNumber=OTP_PASS, flowType="desktop", finalTargetUrl="https://shop.example.com/"
+    )
+    desktop = Device(integrator.api, linked.json()["authToken"])
+    desktop.connect_socket()
+    desktop.send_link()
+    link = latest_link(api, OTP_PASS)
+    assert api.get(link).status == 302
+    link_token = link.rsplit("/", 1)[1]
+    integrator.post("/v3/validate", {"correlationId": linked.json()["correlationId"]})
     integrator.post(
         "/v3/verify", {"phoneNumber": VERIFIED_USER_PASS, "verificationType": "verifiedUser", **LENA}
     )
     decisions = Decisions(api, integrator)
     page_key = decisions.list(limit="1").json()["lastKey"]
 
-    # Then no stored byte, no page key and no log line holds any of them
+    # Then no stored byte, no page key and no log line of the service holds any of them
     stored = []
     for item in api.table_items("DecisionsTable"):
         stored.append(json.dumps(item, default=str))
         if "data" in item:
             stored.append(zlib.decompress(item["data"]["B"]).decode())
+    records = "\n".join(stored)
     canaries = [
         "Kira",
         "Petrova",
@@ -565,11 +581,13 @@ def test_no_record_page_key_or_log_line_holds_the_number_a_name_a_birth_date_an_
         "2025550111",
         "2025550112",
     ]
-    text = "\n".join(stored) + page_key + caplog.text
-    assert [canary for canary in canaries if canary in "\n".join(stored)] == []
-    assert [canary for canary in canaries if canary in page_key] == []
-    assert "911456711" not in text
-    assert "1999-08-08" not in caplog.text
+    assert [canary for canary in [*canaries, link_token] if canary in records] == []
+    assert [canary for canary in [*canaries, link_token] if canary in page_key] == []
+    logs = "\n".join(logged.lines)
+    assert '"msg": "completed"' in logs
+    assert [
+        canary for canary in ["911456711", "1999-08-08", "Petrova", "Ortiz", link_token] if canary in logs
+    ] == []
 
 
 # --- a record that cannot be written ----------------------------------------------------------------
