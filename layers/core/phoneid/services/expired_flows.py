@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from phoneid.domain.flow import Step
+from phoneid.domain.session import Session
 from phoneid.ports import SessionStore
 from phoneid.services.decision_log import DecisionLog
 
@@ -28,6 +29,9 @@ class ExpiredFlows:
             session = self._sessions.expired(image)
             if session is None or session.next_step == Step.DONE:
                 continue
-            self._decisions.keep([session.correlation_id], lambda s=session: [self._decisions.of_expired(s)])
+            self._keep(session)
             kept += 1
         return kept
+
+    def _keep(self, session: Session) -> None:
+        self._decisions.keep([session.correlation_id], lambda: [self._decisions.of_expired(session)])
