@@ -358,20 +358,24 @@ def test_a_chunk_throttled_once_is_retried_and_delivered_whole(connect: Connect)
 
 class AnswerLostAfterResults:
     """The Connect bucket, where the first chunk task to write its results then fails (its answer
-    lost: a timeout, the instance gone), so Step Functions runs it again."""
+    lost: a timeout, the instance gone), so Step Functions runs it again. ``written=False``: the
+    results object itself fails to be written, after the task kept its rows' records."""
 
-    def __init__(self, real: Any) -> None:
+    def __init__(self, real: Any, *, written: bool = True) -> None:
         self.real = real
+        self.written = written
         self.lost = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
 
     def put_text(self, key: str, text: str) -> None:
-        self.real.put_text(key, text)
-        if "/results/" in key and not self.lost:
+        lost_here = "/results/" in key and not self.lost
+        if not lost_here or self.written:
+            self.real.put_text(key, text)
+        if lost_here:
             self.lost += 1
-            raise RuntimeError("the task's answer was lost after it wrote its results")
+            raise RuntimeError("the task's answer was lost")
 
 
 def test_a_chunk_task_run_again_after_writing_its_results_answers_from_them(connect: Connect) -> None:
@@ -436,28 +440,10 @@ def test_each_verified_row_has_its_decision_record_found_by_id_and_by_number(con
     assert (summary["total"], summary["byKind"]) == (3, {"connect": 3})
 
 
-class ResultsLostOnce:
-    """The Connect bucket, where the first chunk task's results object fails to be written (after the
-    task verified its rows and kept their records), so Step Functions runs the task again."""
-
-    def __init__(self, real: Any) -> None:
-        self.real = real
-        self.lost = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
-
-    def put_text(self, key: str, text: str) -> None:
-        if "/results/" in key and not self.lost:
-            self.lost += 1
-            raise RuntimeError("the results object could not be written")
-        self.real.put_text(key, text)
-
-
 def test_a_chunk_verified_again_keeps_its_records_once_and_counts_them_once(connect: Connect) -> None:
     # Given a chunk task that fails after keeping its rows' records, before writing its results
     connect.onboard()
-    bucket = ResultsLostOnce(connect.api.container.objects)
+    bucket = AnswerLostAfterResults(connect.api.container.objects, written=False)
     bootstrap.override(objects=bucket)
 
     # When a file of two rows is processed
