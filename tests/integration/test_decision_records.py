@@ -697,3 +697,11 @@ def test_the_local_stacks_ttl_deletes_expired_sessions_and_records_their_flows(a
     a_day_later = Integrator(api, integrator.credentials)  # a new access token: the first has expired
     body = Decisions(api, a_day_later).get(left).json()
     assert (body["outcome"], body["step"]) == ("fail", "expired")
+
+
+@pytest.mark.parametrize("decision_id", ["x" * 129, "x" * 5000, "%2523", "a%00b"])
+def test_an_id_no_record_can_have_is_not_found_without_a_read(api: Api, decision_id: str) -> None:
+    answer = Decisions(api, api.integrator()).get(decision_id)
+
+    assert answer.status == 404
+    assert answer.json()["code"] == 8011

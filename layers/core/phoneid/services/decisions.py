@@ -45,6 +45,8 @@ from phoneid.services.page_keys import PageKeys
 
 logger = Logger(child=True)
 
+MAX_ID = 128  # well past the longest id a record has: `{batchId}#{line}`, 32 hex digits, then the line
+
 
 class DecisionBook:
     """``/v3/decisions``: a client's own records, listed, read, summarised and erased."""
@@ -98,7 +100,10 @@ class DecisionBook:
         )
 
     def get(self, caller: Caller, decision_id: str) -> DecisionView:
-        record = self._store.get(caller.client_id, unquote(decision_id))
+        wanted = unquote(decision_id)
+        if not wanted or len(wanted) > MAX_ID:  # longer than any id this service gives: no read
+            raise DecisionNotFound()
+        record = self._store.get(caller.client_id, wanted)
         if record is None:
             raise DecisionNotFound()
         return _view(record)
