@@ -1,4 +1,4 @@
-"""Request and response bodies of decision records (``/v3/decisions...``, docs/decisions.md)."""
+"""Request and response bodies of decision records (``/v3/decisions...``, docs/decision-records.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Decision records: one for every decision PhoneID answered, kept for the client that asked.
 
 A record says what was decided, when, by which policy and on which facts, and how possession went;
-it holds nothing personal in clear (docs/decisions.md): the number only as a keyed MAC (for
+it holds nothing personal in clear (docs/decision-records.md): the number only as a keyed MAC (for
 look-ups), its country and its last two digits (for display); the ``clientRequestId`` sealed by the
 store. The summary is kept at write time as per-day tallies (``tallies``), never from scans.
 """

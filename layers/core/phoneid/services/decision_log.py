@@ -1,4 +1,4 @@
-"""Decision records kept by every flow as it answers (docs/decisions.md).
+"""Decision records kept by every flow as it answers (docs/decision-records.md).
 
 A record is written in the call that decides, after the decision is stored and before the answer
 leaves. A record that cannot be written does not hold the answer back: the failure is logged as

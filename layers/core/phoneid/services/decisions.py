@@ -1,4 +1,4 @@
-"""Decision records: the client's own API to list, read, summarise and erase them (docs/decisions.md).
+"""Decision records: the client's own API to list, read, summarise and erase them (docs/decision-records.md).
 
 How records are written: ``phoneid.services.decision_log``.
 """
