@@ -378,7 +378,14 @@ def test_pages_follow_each_other_and_a_tampered_page_key_is_refused(api: Api) ->
 
 @pytest.mark.parametrize(
     ("query", "named"),
-    [({"from": "yesterday"}, "from"), ({"kind": "sms"}, "kind"), ({"phoneNumber": "12"}, "phoneNumber")],
+    [
+        ({"from": "yesterday"}, "from"),
+        ({"from": "0001-01-01T00:00:00+14:00"}, "from"),
+        ({"from": "0001-01-01T00:00:00Z", "to": "0001-01-01T00:00:00.0005Z"}, "from"),
+        ({"to": "9999-12-31T23:59:59-14:00"}, "to"),
+        ({"kind": "sms"}, "kind"),
+        ({"phoneNumber": "12"}, "phoneNumber"),
+    ],
 )
 def test_a_bad_filter_is_400_8001_naming_it(api: Api, query: dict[str, str], named: str) -> None:
     answer = Decisions(api, api.integrator()).list(**query)
@@ -460,8 +467,16 @@ def test_the_summary_counts_what_the_list_lists_by_outcome_kind_reason_day_and_c
     assert body["conversion"]["mobileAuth"] == {"attempted": 0, "succeeded": 0}
 
 
-def test_a_summary_of_more_than_366_days_is_refused(api: Api) -> None:
-    answer = Decisions(api, api.integrator()).summary(**{"from": "2025-01-01", "to": "2026-11-22"})
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"from": "2025-01-01", "to": "2026-11-22"},
+        {"to": "0001-01-05"},
+        {"from": "2026-11-22", "to": "2026-11-21"},
+    ],
+)
+def test_a_summary_of_more_than_366_days_or_out_of_range_is_refused(api: Api, query: dict[str, str]) -> None:
+    answer = Decisions(api, api.integrator()).summary(**query)
 
     assert answer.status == 400
     assert answer.json()["code"] == 8001

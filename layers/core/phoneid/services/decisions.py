@@ -139,19 +139,29 @@ class DecisionNotFound(PhoneIdError):
     default_message = "Decision not found"
 
 
+# Times and days a query may name: every record's, with room to count back and ahead of them.
+_YEARS = range(1970, 9999)
+
+
 def _moment(text: str, name: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise MalformedRequest(problems={name: "is not an ISO 8601 time"}) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    if moment.year not in _YEARS:
+        raise MalformedRequest(problems={name: "is not a time from 1970 to 9998"})
+    return moment
 
 
 def _day(text: str, name: str) -> date:
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
         raise MalformedRequest(problems={name: "is not an ISO 8601 date (YYYY-MM-DD)"}) from None
+    if day.year not in _YEARS:
+        raise MalformedRequest(problems={name: "is not a date from 1970 to 9998"})
+    return day
 
 
 def _iso(moment: datetime) -> str:
