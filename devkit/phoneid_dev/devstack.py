@@ -34,6 +34,7 @@ from phoneid_dev.stack import LocalStack
 from phoneid_dev.statefile import default_state_file
 from phoneid_dev.template import template
 from phoneid_dev.triggers import Polled, pollers, scheduled_functions, scheduler_event
+from phoneid_dev.ttl import TtlSweeper
 
 
 class DevStack:
@@ -250,8 +251,6 @@ class DevStack:
 
     def sweep_expired(self) -> int:
         """DynamoDB's TTL on the local clock: expired items deleted, each to its stream's consumer."""
-        from phoneid_dev.ttl import TtlSweeper
-
         return TtlSweeper(self.stack, self.clock.now).sweep()
 
     def deliver_queued(self) -> Polled:
