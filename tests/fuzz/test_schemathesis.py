@@ -37,7 +37,8 @@ ENROLLED_NUMBER = "+12025550143"
 # A request the document calls valid may still be refused with 400 where validity rests on what no
 # schema states: the flow's state (8003), the Sandbox's test users (8007), a number that is not
 # valid for its country code, a startKey this client was never given, a decisions' time range that
-# runs backwards, past 366 days or outside 1970 to 9998 (8001). There the
+# runs backwards, past 366 days or outside 1970 to 9998, a decision id holding a character no path
+# parameter may have (8001; an id of any other shape is 8011). There the
 # positive_data_acceptance check takes 400 too; everywhere else a 400 for valid data fails.
 _STATEFUL_400 = [
     "/v3/start",
@@ -52,6 +53,7 @@ _STATEFUL_400 = [
     "/v3/identity/{id}/lookup",
     "/v3/decisions",
     "/v3/decisions/summary",
+    "/v3/decisions/{id}",
 ]
 # The write routes that honour Idempotency-Key: the fuzzer draws keys from the header's pattern and
 # sends one key with several bodies, so a valid request may be 422, the key used for another request
