@@ -213,12 +213,6 @@ _PATH_IDS = {
         "description": "The phone number, as in a body's phoneNumber (`+` as `%2B`); the number must "
         "be valid for its country code"
     },
-    # A decision's id as PhoneID gave it (any other is answered 8011 the same way).
-    "/v3/decisions/{id}": {
-        "pattern": r"^[0-9a-f-]{32,36}(#[0-9]{1,10})?$",
-        "description": "The record's id: a correlationId, or `{correlationId}#{item}` of a verify batch's "
-        "item, or `{batchId}#{line}` of a Connect row (`#` as `%23`)",
-    },
 }
 
 
