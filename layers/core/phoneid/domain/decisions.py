@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -142,6 +142,15 @@ class DecisionRecord:
 
 
 SOURCE_FAILED_FACT: Mapping[str, bool] = {"sourceFailed": True}
+
+
+def stamp(moment: datetime) -> str:
+    """ISO 8601 in UTC to the millisecond, as answers show it and keys sort it."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_stamp(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def facts_of(observations: Observations) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from phoneid.domain.decisions import (
     Kind,
     Outcome,
     fact_source,
+    stamp,
 )
 from phoneid.domain.errors import MalformedRequest, PhoneIdError
 from phoneid.domain.phone import PhoneNumber, Region
@@ -164,18 +165,14 @@ def _day(text: str, name: str) -> date:
     return day
 
 
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _summary_fields(record: DecisionRecord) -> dict[str, object]:
     number = record.number
     return {
         "id": record.id,
         "kind": record.kind.value,
         "flow": record.flow,
-        "startedAt": _iso(record.started_at),
-        "endedAt": _iso(record.ended_at),
+        "startedAt": stamp(record.started_at),
+        "endedAt": stamp(record.ended_at),
         "outcome": record.outcome.value,
         "success": record.success,
         "reasonCodes": list(record.reasons) or None,
@@ -190,7 +187,7 @@ def _summary_item(record: DecisionRecord) -> DecisionSummaryItem:
 
 def _view(record: DecisionRecord) -> DecisionView:
     attempts = record.possession
-    as_of = _iso(record.facts_at or record.ended_at)
+    as_of = stamp(record.facts_at or record.ended_at)
     by_category: dict[str, list[int]] = {}
     for code in record.reasons:  # each code fails the category the catalogue gives it
         if code in REASONS:

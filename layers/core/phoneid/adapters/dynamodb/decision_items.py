@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from phoneid.adapters.dynamodb.items import to_item
@@ -28,19 +28,12 @@ from phoneid.domain.decisions import (
     Outcome,
     PolicyRef,
     PossessionAttempts,
+    parse_stamp,
+    stamp,
 )
 
 BY_TIME = "byTime"  # clientId, endedSk: a client's records newest first
 BY_NUMBER = "byNumber"  # numberKey, endedSk: a number's records of one client
-
-
-def stamp(moment: datetime) -> str:
-    """ISO 8601 in UTC to the millisecond: sorts as it reads."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def parse_stamp(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def record_pk(client_id: str, decision_id: str) -> str:

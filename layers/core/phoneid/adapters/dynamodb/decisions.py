@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -134,8 +134,6 @@ class DynamoDecisionStore:
 
     def _day_ttl(self, day: date) -> int:
         """A day's tallies expire with its last record: the day's end plus the retention."""
-        from datetime import UTC, datetime, time
-
         return expiry(datetime.combine(day + timedelta(days=1), time(), UTC), self.retention)
 
     # --- reading -------------------------------------------------------------------------------
