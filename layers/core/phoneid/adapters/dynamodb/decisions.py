@@ -29,11 +29,10 @@ from phoneid.adapters.dynamodb.decision_items import (
     once_pk,
     record_pk,
     request_context,
-    stamp,
     to_record_item,
 )
 from phoneid.adapters.dynamodb.items import plain
-from phoneid.domain.decisions import DecisionPage, DecisionQuery, DecisionRecord, added
+from phoneid.domain.decisions import DecisionPage, DecisionQuery, DecisionRecord, added, stamp
 from phoneid.domain.errors import MalformedRequest
 from phoneid.ports import PiiCipher
 
