@@ -142,3 +142,20 @@ def test_disabling_an_unknown_client_is_refused() -> None:
     # Then it is refused
     with pytest.raises(InvalidClientSpec):
         clients.set_enabled("nobody", False)
+
+
+@pytest.mark.parametrize("client_id", ["a#b", "", "x" * 65, "name with space", "ü"])
+def test_a_chosen_client_id_outside_letters_digits_dash_and_underscore_is_refused(client_id: str) -> None:
+    # Keys are "{clientId}#...": "a#b" would share keys with client "a"
+    clients, store, _ = admin()
+
+    with pytest.raises(InvalidClientSpec, match="a client id is 1 to 64 letters, digits, '-' or '_'"):
+        clients.create(client_id=client_id)
+
+    assert store.list() == []
+
+
+def test_a_chosen_client_id_of_letters_digits_dash_and_underscore_is_kept() -> None:
+    clients, _, _ = admin()
+
+    assert clients.create(client_id="Acme_EU-2").client.client_id == "Acme_EU-2"

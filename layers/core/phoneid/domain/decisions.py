@@ -120,6 +120,10 @@ class DecisionRecord:
     number: NumberRef | None = None
     client_request_id: str | None = None  # sealed under the PII key by the store
     request_mac: str | None = None  # a keyed MAC of the clientRequestId, to filter by it
+    # Its leaf in the client's decision history (domain.history.sealed): a random nonce, and the
+    # hash of the entry it makes with it, both made in the call that decides.
+    nonce: bytes | None = None
+    leaf: bytes | None = None
 
     @property
     def day(self) -> date:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -16,6 +17,7 @@ from phoneid.ports import ClientStore, Clock, PiiCipher
 
 # A secret set by hand must resist guessing like a generated one (43 random characters).
 MIN_CLIENT_SECRET_LENGTH = 32
+CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ class ClientAdmin:
             raise InvalidClientSpec(
                 f"countries must be '*' or ISO codes served by the {region} region; not {sorted(foreign)}"
             )
+        if client_id is not None and not CLIENT_ID.fullmatch(client_id):
+            # Keys across the tables are "{clientId}#...": a "#" would let one client's keys be another's.
+            raise InvalidClientSpec("a client id is 1 to 64 letters, digits, '-' or '_'")
         if client_secret is not None and len(client_secret) < MIN_CLIENT_SECRET_LENGTH:
             raise InvalidClientSpec(
                 f"a client secret must have at least {MIN_CLIENT_SECRET_LENGTH} characters"

@@ -40,6 +40,11 @@ def record_pk(client_id: str, decision_id: str) -> str:
     return f"{client_id}#{decision_id}"
 
 
+def record_id(values: Mapping[str, Any]) -> str:
+    """A record's id, from its key (``record_pk``): a client id holds no ``#``, an id may."""
+    return str(values["pk"]).split("#", 1)[1]
+
+
 def day_pk(client_id: str, day: date) -> str:
     return f"{client_id}#day#{day.isoformat()}"
 
@@ -60,30 +65,35 @@ def request_context(client_id: str, decision_id: str) -> dict[str, str]:
     return {"clientId": client_id, "decisionId": decision_id, "use": "decision"}
 
 
+# What a list shows and an erasure counts, projected into both indexes beside the plain attributes a
+# list filters on: the indexes' entries stay one write unit whatever the record holds besides.
+LISTED = ("kind", "outcome", "reasons", "requestMac", "listing")
+
+
 def to_record_item(
     record: DecisionRecord, retention: timedelta, sealed_request: bytes | None
 ) -> dict[str, Any]:
     number = record.number
-    data = {
+    listing = {
         "flow": record.flow,
         "startedAt": stamp(record.started_at),
+        "errorCode": record.error_code,
+        "possession": _possession_json(record.possession),
+        "number": [number.country, number.last_two] if number else None,
+    }
+    data = {
         "categories": dict(record.categories),
         "monitored": list(record.monitored),
-        "errorCode": record.error_code,
         "step": record.step,
         "policy": [record.policy.id, record.policy.version, record.policy.hash] if record.policy else None,
         "facts": dict(record.facts),
         "factsAt": stamp(record.facts_at) if record.facts_at else None,
-        "possession": _possession_json(record.possession),
-        "number": [number.country, number.last_two] if number else None,
         "tier": record.tier,
         "region": record.region,
     }
-    compact = json.dumps({k: v for k, v in data.items() if v not in (None, [], {})}, separators=(",", ":"))
     return to_item(
         {
             "pk": record_pk(record.client_id, record.id),
-            "id": record.id,
             "clientId": record.client_id,
             "endedSk": f"{stamp(record.ended_at)}#{record.id}",
             "numberKey": number_key(record.client_id, number.mac) if number else None,
@@ -91,23 +101,32 @@ def to_record_item(
             "outcome": record.outcome.value,
             "reasons": list(record.reasons) or None,
             "requestMac": record.request_mac,
+            "listing": _compact(listing),
             "request": sealed_request,
-            "data": zlib.compress(compact.encode(), 9),
+            "data": zlib.compress(_compact(data).encode(), 9),
+            "nonce": record.nonce,
+            "leaf": record.leaf,
             "ttl": expiry(record.ended_at, retention),
         }
     )
 
 
+def _compact(fields: Mapping[str, Any]) -> str:
+    return json.dumps({k: v for k, v in fields.items() if v not in (None, [], {})}, separators=(",", ":"))
+
+
 def from_record_item(values: Mapping[str, Any], client_request_id: str | None) -> DecisionRecord:
-    """``values``: the item's plain values (``items.plain``)."""
-    data = json.loads(zlib.decompress(bytes(values["data"])))
+    """``values``: the item's plain values (``items.plain``), from the table or from an index (which
+    holds what a list shows: no facts, policy, categories, nonce or leaf)."""
+    data = json.loads(zlib.decompress(bytes(values["data"]))) if values.get("data") is not None else {}
+    data |= json.loads(str(values["listing"]))
     ended = parse_stamp(str(values["endedSk"]).split("#", 1)[0])
     policy = data.get("policy")
     number = data.get("number")
     mac = str(values["numberKey"]).split("#", 1)[1] if values.get("numberKey") else ""
     return DecisionRecord(
-        id=str(values["id"]),
-        client_id=str(values["clientId"]),
+        id=record_id(values),
+        client_id=str(values["pk"]).split("#", 1)[0],
         tier=data.get("tier", ""),
         region=data.get("region", ""),
         kind=Kind(values["kind"]),
@@ -127,7 +146,13 @@ def from_record_item(values: Mapping[str, Any], client_request_id: str | None) -
         number=NumberRef(mac, number[0], number[1]) if number else None,
         client_request_id=client_request_id,
         request_mac=values.get("requestMac"),
+        nonce=_bytes(values.get("nonce")),
+        leaf=_bytes(values.get("leaf")),
     )
+
+
+def _bytes(value: Any) -> bytes | None:
+    return bytes(value) if value is not None else None
 
 
 def _possession_json(attempts: PossessionAttempts | None) -> dict[str, Any] | None:

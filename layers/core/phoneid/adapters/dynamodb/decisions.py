@@ -27,6 +27,7 @@ from phoneid.adapters.dynamodb.decision_items import (
     from_record_item,
     number_key,
     once_pk,
+    record_id,
     record_pk,
     request_context,
     to_record_item,
@@ -149,7 +150,7 @@ class DynamoDecisionStore:
     def _record(self, values: Mapping[str, Any]) -> DecisionRecord:
         request = None
         if values.get("request") is not None:
-            context = request_context(str(values["clientId"]), str(values["id"]))
+            context = request_context(str(values["clientId"]), record_id(values))
             request = self._cipher.decrypt(bytes(values["request"]), context).decode()
         return from_record_item(values, request)
 
