@@ -65,6 +65,8 @@ class BackgroundTasks:
             asyncio.create_task(every(1.0, lambda: log_workflows(executions), "WORKFLOW watch failed")),
             # The rotation's hourly schedule, run every minute here: the local clock may jump days.
             asyncio.create_task(every(60.0, dev.rotate_token_keys, "TOKEN KEYS rotation failed")),
+            # The decision history's appends, every minute as their schedule runs them in AWS.
+            asyncio.create_task(every(60.0, dev.append_history, "HISTORY append failed")),
             # DynamoDB's TTL: expired items deleted, their deletions to the streams' consumers.
             asyncio.create_task(every(60.0, dev.sweep_expired, "TTL sweep failed")),
         ]

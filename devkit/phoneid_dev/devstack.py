@@ -102,6 +102,7 @@ class DevStack:
         # token key rotation runs on its own, as its schedule runs it in AWS (``rotate_token_keys``).
         scheduled = scheduled_functions(self.stack.template)
         self.key_rotation = scheduled["TokenKeysSchedule"]
+        self.history_appends = scheduled["DecisionLogSchedule"]
         # Connect's transport as the template's ConnectTransport chooses: the SFTP server runs only
         # for sftp (Transfer Family exists only then); s3's presigned URLs go to moto's own endpoint.
         self.connect_transport = container().settings.connect_transport
@@ -246,6 +247,15 @@ class DevStack:
         """One run of the token key rotation, by its scheduled handler (the next window's key made)."""
         report: dict[str, Any] = self.stack.invoke(
             self.key_rotation, scheduler_event(), function_context(self.stack.template, self.key_rotation)
+        )
+        return report
+
+    def append_history(self) -> dict[str, Any]:
+        """One run of the decision history's appends, by its scheduled handler (every minute, as in AWS)."""
+        report: dict[str, Any] = self.stack.invoke(
+            self.history_appends,
+            scheduler_event(),
+            function_context(self.stack.template, self.history_appends),
         )
         return report
 

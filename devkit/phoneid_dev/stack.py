@@ -95,13 +95,16 @@ class LocalStack:
         dynamodb = boto3.client("dynamodb")
         for logical_id, props in self.template.of_type("AWS::DynamoDB::Table").items():
             table_name = f"{self.name}-{logical_id}"
-            dynamodb.create_table(
+            created = dynamodb.create_table(
                 TableName=table_name,
                 KeySchema=props["KeySchema"],
                 AttributeDefinitions=props["AttributeDefinitions"],
                 BillingMode=props.get("BillingMode", "PAY_PER_REQUEST"),
                 **{k: props[k] for k in ("GlobalSecondaryIndexes",) if k in props},
-            )
+                **_read_stream(logical_id, props, self.template),
+            )["TableDescription"]
+            if "LatestStreamArn" in created:
+                self.attributes[(logical_id, "StreamArn")] = created["LatestStreamArn"]
             if ttl := props.get("TimeToLiveSpecification"):
                 dynamodb.update_time_to_live(TableName=table_name, TimeToLiveSpecification=ttl)
             self.physical_ids[logical_id] = table_name
@@ -343,3 +346,19 @@ class LocalStack:
                 if handler is None:
                     handler = self._handlers[logical_id] = self._load(logical_id)
                 return handler(event, context)
+
+
+def _read_stream(logical_id: str, props: Mapping[str, Any], template: Template) -> dict[str, Any]:
+    """The table's stream, when a function reads it with the DynamoDB Streams API (its environment
+    names the stream's ARN). A stream only a Lambda event source consumes is not made: the local stack
+    hands those functions their records itself (``phoneid_dev.ttl``), and moto would keep every
+    change of the table in memory for nobody."""
+    spec = props.get("StreamSpecification")
+    arn = {"Fn::GetAtt": [logical_id, "StreamArn"]}
+    read = any(
+        arn in ((function.get("Environment") or {}).get("Variables") or {}).values()
+        for function in template.of_type("AWS::Serverless::Function").values()
+    )
+    if not spec or not read:
+        return {}
+    return {"StreamSpecification": {"StreamEnabled": True, "StreamViewType": spec["StreamViewType"]}}

@@ -5,7 +5,6 @@ erasure, retention and what a record never holds."""
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
@@ -13,6 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
+from phoneid.adapters.dynamodb.decision_items import unpacked
 from phoneid_dev.gateway import HttpResponse
 from phoneid_dev.ttl import TtlSweeper
 from tests.device import Device, latest_link
@@ -582,8 +582,9 @@ def test_no_record_page_key_or_log_line_holds_the_number_a_name_a_birth_date_an_
     stored = []
     for item in api.table_items("DecisionsTable"):
         stored.append(json.dumps(item, default=str))
-        if "data" in item:
-            stored.append(zlib.decompress(item["data"]["B"]).decode())
+        for packed_attribute in ("data", "listing"):
+            if packed_attribute in item:
+                stored.append(json.dumps(unpacked(item[packed_attribute]["B"])))
     records = "\n".join(stored)
     canaries = [
         "Kira",

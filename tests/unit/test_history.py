@@ -4,12 +4,14 @@ the leaf hash made from them, and the same leaf made again from the stored recor
 from __future__ import annotations
 
 import hashlib
+import json
+import zlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from boto3.dynamodb.types import TypeDeserializer
 
-from phoneid.adapters.dynamodb.decision_items import from_record_item, to_record_item
+from phoneid.adapters.dynamodb.decision_items import from_record_item, packed, to_record_item, unpacked
 from phoneid.domain.decisions import (
     DecisionRecord,
     Kind,
@@ -19,6 +21,7 @@ from phoneid.domain.decisions import (
     PossessionAttempts,
 )
 from phoneid.domain.history import canonical, decision_entry, sealed
+from phoneid.domain.policy import Signal
 
 NONCE = bytes(range(16))
 STARTED = datetime(2026, 12, 2, 9, 30, 0, 123456, tzinfo=UTC)
@@ -112,3 +115,18 @@ def test_the_stored_record_makes_the_same_leaf_again(changes: dict[str, object])
     assert again.nonce == NONCE
     assert again.leaf == record.leaf
     assert canonical(decision_entry(again, NONCE)) == canonical(decision_entry(record, NONCE))
+
+
+def test_packed_fields_read_back_and_a_value_packed_without_the_dictionary_still_reads() -> None:
+    # Records were first packed with plain zlib; they must read after the dictionary came
+    fields = {"facts": {"simTrustScore": 90, "lineType": "mobile"}, "step": "complete"}
+
+    assert unpacked(packed(fields)) == fields
+    assert unpacked(zlib.compress(json.dumps(fields).encode(), 9)) == fields
+
+
+def test_the_dictionary_halves_a_staged_flows_facts() -> None:
+    facts = dict.fromkeys((s.value for s in Signal), 0)
+    alone = len(zlib.compress(json.dumps({"facts": facts}, separators=(",", ":")).encode(), 9))
+
+    assert len(packed({"facts": facts})) < alone / 2

@@ -57,6 +57,8 @@ class Settings(BaseModel):
     # Decision records (``/v3/decisions``) and how long they are kept (DecisionRetentionDays).
     decisions_table: str = Field(default="", alias="DECISIONS_TABLE")
     decision_retention_days: int = Field(default=1825, ge=1, alias="DECISION_RETENTION_DAYS")
+    decisions_stream: str = Field(default="", alias="DECISIONS_STREAM_ARN")
+    decision_history_table: str = Field(default="", alias="DECISION_HISTORY_TABLE")
 
     # Requests under an Idempotency-Key and their answers (the six write routes that honour it only).
     idempotency_table: str = Field(default="", alias="IDEMPOTENCY_TABLE")

@@ -13,8 +13,10 @@ from phoneid.domain.decisions import DecisionPage, DecisionQuery, DecisionRecord
 from phoneid.domain.devicekeys import DeviceKey
 from phoneid.domain.enrollment import Action, Enrollment, EnrollmentPage
 from phoneid.domain.errors import PhoneIdError
+from phoneid.domain.history import Append, StreamPage
 from phoneid.domain.idempotency import KeyRecord
 from phoneid.domain.identity import Identity
+from phoneid.domain.merkle import Frontier
 from phoneid.domain.monitor import MonitorState
 from phoneid.domain.monitor_pass import MonitorPass, SegmentProgress
 from phoneid.domain.push import PushSignal, PushSubscription
@@ -602,3 +604,29 @@ class DecisionStore(Protocol):
     def erase(self, client_id: str, number_mac: str) -> int:
         """Delete every record of the number's MAC, taking them off their days' tallies; how many."""
         ...
+
+
+class DecisionStream(Protocol):
+    """The decision records table's changes, shard by shard (docs/adr/0120)."""
+
+    def shards(self) -> list[str]: ...
+
+    def read(self, shard_id: str, after: str | None, limit: int) -> StreamPage: ...
+
+
+class HistoryStore(Protocol):
+    """Each client's history tree, and how far each stream shard has been appended."""
+
+    most_clients: int  # clients' appends one commit takes at most
+
+    def position(self, shard_id: str) -> tuple[str | None, bool]: ...
+
+    def frontiers(self, client_ids: Iterable[str]) -> dict[str, Frontier]: ...
+
+    def commit(
+        self, shard_id: str, expected: str | None, after: str, appends: Sequence[Append], *, ended: bool
+    ) -> None:
+        """All or nothing; ``HistoryContended`` when another run moved the shard or a tree first."""
+        ...
+
+    def leaves(self, client_id: str, count: int) -> list[tuple[str, bytes]]: ...

@@ -12,13 +12,25 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from phoneid.domain.decisions import DecisionRecord, PossessionAttempts, stamp
-from phoneid.domain.merkle import leaf_hash
+from phoneid.domain.merkle import Frontier, leaf_hash
 
-__all__ = ["ENTRY_VERSION", "NONCE_BYTES", "canonical", "decision_entry", "sealed"]
+__all__ = [
+    "ENTRY_VERSION",
+    "NONCE_BYTES",
+    "Append",
+    "HistoryContended",
+    "StreamPage",
+    "StreamedLeaf",
+    "appended",
+    "canonical",
+    "decision_entry",
+    "sealed",
+]
 
 ENTRY_VERSION = 1
 NONCE_BYTES = 16
@@ -87,3 +99,55 @@ def _possession(attempts: PossessionAttempts | None) -> dict[str, Any] | None:
         "deviceKey": attempts.device_key,
     }
     return {name: value for name, value in shown.items() if value is not None}
+
+
+class HistoryContended(Exception):
+    """Another run appended from the shard, or to one of the trees, since this one read them."""
+
+
+@dataclass(frozen=True)
+class StreamedLeaf:
+    """A record's leaf as the table's stream shows it: inserted, or written again with another leaf."""
+
+    client_id: str
+    record_id: str
+    leaf: bytes
+    sequence: str  # the stream record's sequence number, increasing within its shard
+
+
+@dataclass(frozen=True)
+class StreamPage:
+    """What one read of a shard gave: its records' leaves (others left out), the sequence number of
+    the last record read (leaf or not), and whether the shard is closed and read to its end."""
+
+    leaves: tuple[StreamedLeaf, ...]
+    last: str | None
+    ended: bool
+
+
+@dataclass(frozen=True)
+class Append:
+    """Leaves added to one client's tree: its frontier before and after, and what the leaves are."""
+
+    client_id: str
+    before: Frontier
+    after: Frontier
+    record_ids: tuple[str, ...]
+    leaves: tuple[bytes, ...]
+
+    @property
+    def first(self) -> int:
+        return self.before.size
+
+
+def appended(client_id: str, before: Frontier, leaves: Sequence[StreamedLeaf]) -> Append:
+    """``leaves`` added to the tree whose frontier is ``before``, in their order."""
+    after = Frontier(before.size, before.hashes)
+    after.extend(leaf.leaf for leaf in leaves)
+    return Append(
+        client_id,
+        before,
+        after,
+        tuple(leaf.record_id for leaf in leaves),
+        tuple(leaf.leaf for leaf in leaves),
+    )

@@ -20,6 +20,12 @@ class AwsClients(Base):
         return OwnWrites(new_client("dynamodb"))
 
     @cached_property
+    def dynamodb_streams(self) -> Any:
+        from phoneid.adapters.aws import new_client
+
+        return new_client("dynamodbstreams")
+
+    @cached_property
     def kms(self) -> Any:
         from phoneid.adapters.aws import new_client
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         SignalLists,
         TokenKeyStore,
     )
+    from phoneid.services.history import DecisionSequencer
     from phoneid.services.idempotency import IdempotentRequests
 
 
@@ -40,6 +41,17 @@ class Stores(Keys):
 
         retention = timedelta(days=self.settings.decision_retention_days)
         return DynamoDecisionStore(self.dynamodb, self.settings.decisions_table, self.cipher, retention)
+
+    @cached_property
+    def decision_sequencer(self) -> DecisionSequencer:
+        from phoneid.adapters.dynamodb.decision_stream import DynamoDecisionStream
+        from phoneid.adapters.dynamodb.history import DynamoHistoryStore
+        from phoneid.services.history import DecisionSequencer
+
+        stream = DynamoDecisionStream(self.dynamodb_streams, self.settings.decisions_stream)
+        return DecisionSequencer(
+            stream, DynamoHistoryStore(self.dynamodb, self.settings.decision_history_table, self.clock)
+        )
 
     @cached_property
     def sessions(self) -> SessionStore:

@@ -101,9 +101,9 @@ def to_record_item(
             "outcome": record.outcome.value,
             "reasons": list(record.reasons) or None,
             "requestMac": record.request_mac,
-            "listing": _compact(listing),
+            "listing": packed(listing),
             "request": sealed_request,
-            "data": zlib.compress(_compact(data).encode(), 9),
+            "data": packed(data),
             "nonce": record.nonce,
             "leaf": record.leaf,
             "ttl": expiry(record.ended_at, retention),
@@ -111,15 +111,61 @@ def to_record_item(
     )
 
 
-def _compact(fields: Mapping[str, Any]) -> str:
-    return json.dumps({k: v for k, v in fields.items() if v not in (None, [], {})}, separators=(",", ":"))
+# zlib's preset dictionary for a record's packed attributes: the names every record repeats (its
+# fields, the signals' names as facts hold them), so that a record's facts pack to about half of what
+# they take alone and a record without a clientRequestId stays under 1 KB (one write unit). Never
+# changed: a packed value names its dictionary by its Adler-32 in the zlib header; a new one goes
+# beside it in _DICTIONARIES, and values packed before it still unpack.
+_DICTIONARY_1 = (
+    b'{"flow":"desktop","flow":"mobile","startedAt":"2026-","errorCode":8001,"number":["US","'
+    b'"possession":{"status":"not-asked","status":"pending","status":"failed","method":"otp",'
+    b'"method":"instant-link","method":"mobile-auth","mobile_auth":"failed","mobile_auth":"passed",'
+    b'"sms_sent":1,"otp_entries":1,"links_sent":1,"link_opened":true,"device_key":"used",'
+    b'"device_key":"bound","method":"preset","status":"passed"},'
+    b'"monitored":[],"step":"validate","step":"challenge","step":"unify-status","step":"expired",'
+    b'"facts":{"possession":"passed","keyMismatch":false,"identityFound":true,"identityMismatches":0,'
+    b'"identityConfirmedElements":2,"ssnMatch":"mismatch","dobMatch":"match","nameMatch":"match",'
+    b'"addressMatch":"match","sourcesWithMismatch":0,"activeIdentity":true,"anyInformation":true,'
+    b'"simSwapHoursAgo":null,"callForwarding":false,"tenureDays":3650,"numberRecycled":false,'
+    b'"kycNameMatch":"match","kycElementsSupplied":0,"kycElementsUnconfirmed":0,'
+    b'"secondarySourceMismatches":0,"networkReachable":true,"lineType":"mobile",'
+    b'"lineTypeRegistry":null,"publicSms":false,"simTrustScore":90,"portHoursAgo":null,'
+    b'"botLinked":false,"amlListed":false,"ssnIssuedBeforeBirth":false,'
+    b'"claimedAddressCorrectional":false,"numberAddressCorrectional":false,"identityDeceased":false,'
+    b'"numberOwnerDeceased":false,"identitiesOnNumber":1,"shortTenureIdentitiesOnNumber":0,'
+    b'"daysSinceAssociation":null,"disconnectSinceAssociation":false,"priorActivity":12,'
+    b'"recentChecks":0,"recentChecksSharingAttributes":0,"numberChangeEvents":0,"partnerFindings":[],'
+    b'{"sourceFailed":true},"factsAt":"2026-","tier":"production","tier":"sandbox","region":"EU",'
+    b'"categories":{"identification":"fail","authentication":"fail","compliance":"fail","risk":"fail",'
+    b'"identification":"pass","authentication":"pass","compliance":"pass","risk":"pass"},'
+    b'"step":"complete","policy":["client","default","'
+)
+_DICTIONARIES = {zlib.adler32(_DICTIONARY_1): _DICTIONARY_1}
+_PRESET_DICTIONARY = 0x20  # FDICT, in the zlib header's second byte
+
+
+def packed(fields: Mapping[str, Any]) -> bytes:
+    """``fields`` (empty ones left out) as compact JSON, compressed under the current dictionary."""
+    text = json.dumps({k: v for k, v in fields.items() if v not in (None, [], {})}, separators=(",", ":"))
+    compressor = zlib.compressobj(9, zdict=_DICTIONARY_1)
+    return compressor.compress(text.encode()) + compressor.flush()
+
+
+def unpacked(value: bytes) -> dict[str, Any]:
+    """What ``packed`` made, under whichever dictionary it names (or none, as records were first packed)."""
+    if len(value) > 6 and value[1] & _PRESET_DICTIONARY:
+        reader = zlib.decompressobj(zdict=_DICTIONARIES[int.from_bytes(value[2:6], "big")])
+    else:
+        reader = zlib.decompressobj()
+    fields: dict[str, Any] = json.loads(reader.decompress(value) + reader.flush())
+    return fields
 
 
 def from_record_item(values: Mapping[str, Any], client_request_id: str | None) -> DecisionRecord:
     """``values``: the item's plain values (``items.plain``), from the table or from an index (which
     holds what a list shows: no facts, policy, categories, nonce or leaf)."""
-    data = json.loads(zlib.decompress(bytes(values["data"]))) if values.get("data") is not None else {}
-    data |= json.loads(str(values["listing"]))
+    data = unpacked(bytes(values["data"])) if values.get("data") is not None else {}
+    data |= unpacked(bytes(values["listing"]))
     ended = parse_stamp(str(values["endedSk"]).split("#", 1)[0])
     policy = data.get("policy")
     number = data.get("number")
@@ -156,9 +202,10 @@ def _bytes(value: Any) -> bytes | None:
 
 
 def _possession_json(attempts: PossessionAttempts | None) -> dict[str, Any] | None:
+    """What differs from nothing tried (``PossessionAttempts()``), which reading it back fills in."""
     if attempts is None:
         return None
-    return {
+    shown = {
         "status": attempts.status,
         "method": attempts.method,
         "mobile_auth": attempts.mobile_auth,
@@ -167,4 +214,8 @@ def _possession_json(attempts: PossessionAttempts | None) -> dict[str, Any] | No
         "links_sent": attempts.links_sent,
         "link_opened": attempts.link_opened,
         "device_key": attempts.device_key,
+    }
+    untried = PossessionAttempts()
+    return {
+        name: value for name, value in shown.items() if name == "status" or value != getattr(untried, name)
     }
