@@ -40,7 +40,10 @@ class CloudFormationStacks:
         environment: dict[str, str] = {}
         for function in resolver.template.functions.values():
             for name, value in function.environment.items():
-                environment[name] = resolver.resolve(value)
+                try:
+                    environment[name] = resolver.resolve(value)
+                except KeyError:  # an attribute only the resource knows (a stream's ARN): no command reads it
+                    continue
         environment.pop(ENDPOINT_VARIABLE, None)
         return environment
 
