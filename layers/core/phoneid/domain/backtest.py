@@ -22,12 +22,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from phoneid.domain.decisions import Kind
 from phoneid.domain.evaluation import evaluate
 from phoneid.domain.policy import Flow, Policy, Signal
-from phoneid.domain.recorded_facts import FactsKey, bounds_unknown, facts_key, observations_of
+from phoneid.domain.recorded_facts import (
+    Compared,
+    FactsKey,
+    bounds_unknown,
+    compared,
+    facts_key,
+    observations_from,
+)
 
 __all__ = [
     "POLICY_FLOWS",
@@ -53,7 +61,8 @@ POLICY_FLOWS: Mapping[str, Flow] = {
 }
 
 DEFAULT_SAMPLES = 5
-DEFAULT_CACHE = 100_000  # verdicts memoised; each holds a few tuples
+DEFAULT_CACHE = 50_000  # verdicts memoised, about a kilobyte each with its key
+MAX_SIGNAL_LISTS = 1_000  # the lists of signals records show: a few per flow and live policy
 
 
 class Flip(StrEnum):
@@ -156,16 +165,19 @@ class Replay:
     ) -> None:
         self._live = live
         self._candidate = candidate
-        self._cache: dict[tuple[str, str, FactsKey], _Verdict] = {}
-        self._cache_size = cache_size
+        # Verdicts by (flow, live hash, facts key), least recently used dropped: memory stays bounded.
+        self._verdicts = lru_cache(maxsize=cache_size)(self._verdict)
+        self._signal_lists: dict[tuple[str, ...], tuple[str, ...]] = {}  # one copy of each, for the keys
         self._read = 0
         self._matrix: dict[tuple[str, str], int] = {}
         self._kinds = _Counter(samples)  # not decided, unevaluable, not reproduced
         self._reasons = _Counter(samples)
         self._flips = _Counter(samples)
         self._codes = _Counter(samples)
-        # Signals each live policy's flow asked for, and those the candidate needs beyond them.
+        # Signals the candidate needs beyond those each live policy's flow asked for; the thresholds
+        # the candidate compares in each flow.
         self._beyond: dict[tuple[str, Flow], frozenset[Signal]] = {}
+        self._compared: dict[Flow, Compared] = {}
 
     def add(self, record: Mapping[str, Any]) -> None:
         self._read += 1
@@ -184,13 +196,11 @@ class Replay:
             self._reasons.add(why, record_id)
             return
         facts = record.get("facts") or ()
-        key = (flow, live_hash, facts_key(facts))
-        verdict = self._cache.get(key)
-        if verdict is None:
-            verdict = self._verdict(flow, live_hash, live, facts)
-            if len(self._cache) >= self._cache_size:
-                del self._cache[next(iter(self._cache))]  # the oldest: memory stays bounded
-            self._cache[key] = verdict
+        signals, values = facts_key(facts)
+        kept = self._signal_lists.get(signals)
+        if kept is None and len(self._signal_lists) < MAX_SIGNAL_LISTS:
+            kept = self._signal_lists[signals] = signals
+        verdict = self._verdicts(flow, live.content_hash, (kept or signals, values))
         codes = record.get("reasonCodes") or ()
         if outcome != verdict.live_outcome or tuple(codes) != verdict.live_codes:
             self._kinds.add("not reproduced", record_id)
@@ -205,8 +215,9 @@ class Replay:
                 for change in verdict.changes:
                     self._codes.add(change, record_id)
 
-    def _verdict(self, flow: Flow, live_hash: str, live: Policy, facts: Any) -> _Verdict:
-        observations = observations_of(facts)
+    def _verdict(self, flow: Flow, live_hash: str, facts: FactsKey) -> _Verdict:
+        live = self._live[live_hash]
+        observations = observations_from(facts)
         evaluation = evaluate(observations, live, flow)
         live_outcome = "pass" if evaluation.passed else "fail"
         live_codes = tuple(sorted(evaluation.codes))
@@ -215,7 +226,10 @@ class Replay:
             beyond = self._candidate.needed_signals(flow) - live.needed_signals(flow)
             self._beyond[(live_hash, flow)] = beyond
         missing = [f"signal not recorded: {s.value}" for s in sorted(beyond) if s not in observations]
-        missing += [f"value not recorded: {b}" for b in bounds_unknown(observations, self._candidate, flow)]
+        thresholds = self._compared.get(flow)
+        if thresholds is None:
+            thresholds = self._compared[flow] = compared(self._candidate, flow)
+        missing += [f"value not recorded: {b}" for b in bounds_unknown(observations, thresholds)]
         if missing:
             return _Verdict(live_outcome, live_codes, tuple(missing), (live_outcome, ""), None, ())
         candidate = evaluate(observations, self._candidate, flow)

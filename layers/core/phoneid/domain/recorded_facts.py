@@ -9,6 +9,7 @@ back stays as recorded, and a replay of the live policy shows it (the record is 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -16,16 +17,25 @@ from typing import Any
 from phoneid.domain.evaluation import SOURCE_FAILED, Observations
 from phoneid.domain.policy import Bounds, Flow, Policy, Signal
 
-__all__ = ["FactsKey", "bounds_unknown", "facts_key", "observations_of", "recorded_value"]
+__all__ = [
+    "Compared",
+    "FactsKey",
+    "bounds_unknown",
+    "compared",
+    "facts_key",
+    "observations_from",
+    "observations_of",
+]
 
 _SIGNALS: Mapping[str, Signal] = {signal.value: signal for signal in Signal}
 _BOUNDS = re.compile(r"Bounds\(\{(.*)\}\)")
 _ANSWER = re.compile(r"\s*(-?[0-9.e+-]+|inf)\s*:\s*(True|False)\s*")
 
-# A record's facts as a hashable key: signal names and values, in the record's order (sorted by
-# signal, as the API shows them). Values that compare equal but evaluate apart are told apart: a
-# bool is not the number 1 or 0 here, a failed source is not a mapping.
-FactsKey = tuple[Any, ...]
+# A record's facts as a hashable key: the signal names in the record's order (sorted, as the API
+# shows them), and their values. Values that compare equal but evaluate apart are told apart (a bool
+# is not the number 1 or 0 here, a failed source is not a mapping), and every value can be read
+# back from its key (``observations_from``): a replay memoises its verdicts by this key alone.
+FactsKey = tuple[tuple[str, ...], tuple[Any, ...]]
 
 
 class _Token:
@@ -37,60 +47,114 @@ class _Token:
 
 
 _TRUE, _FALSE, _FAILED = _Token("true"), _Token("false"), _Token("sourceFailed")
+_PLAIN = frozenset({str, int, float, type(None)})
 
 
-def facts_key(facts: Iterable[Mapping[str, Any]]) -> FactsKey:
-    """The key of a record's facts (``[{signal, value, ...}]``), for memoising their evaluation.
-    It runs once per record: a plain loop, no parsing of the values."""
-    key: list[Any] = []
-    append = key.append
+class _Other:
+    """A recorded value of no shape ``facts_of`` gives (kept as recorded): its canonical JSON."""
+
+    def __init__(self, value: Any) -> None:
+        self.text = json.dumps(value, sort_keys=True)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Other) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def facts_key(facts: Iterable[Mapping[str, Any]] | Mapping[str, Any]) -> FactsKey:
+    """The key of a record's facts, as the API shows them (``[{signal, value, ...}]``) or as the record
+    keeps them (signal -> value). It runs once per record: a plain loop, no parsing of the values."""
+    if isinstance(facts, Mapping):
+        facts = [{"signal": signal, "value": value} for signal, value in facts.items()]
+    signals: list[str] = []
+    values: list[Any] = []
+    add_signal, add_value = signals.append, values.append
     for fact in facts:
+        add_signal(fact["signal"])
         value = fact["value"]
-        kind = value.__class__
-        if kind is bool:
-            value = _TRUE if value else _FALSE
-        elif kind is list:
-            value = tuple(_TRUE if v is True else _FALSE if v is False else v for v in value)
-        elif kind is dict:
-            value = _FAILED if value.get("sourceFailed") is True else tuple(sorted(value.items(), key=repr))
-        append(fact["signal"])
-        append(value)
-    return tuple(key)
+        if value is True:
+            add_value(_TRUE)
+        elif value is False:
+            add_value(_FALSE)
+        elif value.__class__ in _PLAIN:
+            add_value(value)
+        else:
+            add_value(_keyed(value))
+    return tuple(signals), tuple(values)
 
 
-def recorded_value(value: Any) -> Any:
-    """One recorded value as the observation it was."""
-    if isinstance(value, dict):
-        return SOURCE_FAILED if value.get("sourceFailed") is True else value
-    if isinstance(value, list):
-        return frozenset(value) if all(isinstance(v, int | str) for v in value) else tuple(value)
-    if isinstance(value, str) and value.startswith("Bounds("):
+def _keyed(value: Any) -> Any:
+    if value.__class__ is dict and value == {"sourceFailed": True}:
+        return _FAILED
+    if value.__class__ is list:  # a tuple is never JSON: in a key, it is a list
+        return tuple(v if v.__class__ in _PLAIN else _keyed(v) for v in value)
+    if value is True or value is False:
+        return _TRUE if value else _FALSE
+    return _Other(value)
+
+
+def observations_from(key: FactsKey) -> dict[Signal, Any]:
+    """The observations a key's facts were. A signal this version does not know is left out: no
+    policy it loads can test it."""
+    signals, values = key
+    return {
+        _SIGNALS[name]: _observed(value)
+        for name, value in zip(signals, values, strict=True)
+        if name in _SIGNALS
+    }
+
+
+def observations_of(facts: Iterable[Mapping[str, Any]] | Mapping[str, Any]) -> dict[Signal, Any]:
+    """The observations a record's facts were (either form ``facts_key`` reads)."""
+    return observations_from(facts_key(facts))
+
+
+def _observed(value: Any) -> Any:
+    if value is _TRUE or value is _FALSE:
+        return value is _TRUE
+    if value is _FAILED:
+        return SOURCE_FAILED
+    if value.__class__ is tuple:
+        items = [_observed(v) for v in value]
+        # A set (partner findings) is kept as a sorted list: read back as the set it was.
+        plain = all(isinstance(v, int | str) and not isinstance(v, bool) for v in items)
+        return frozenset(items) if plain else tuple(items)
+    if value.__class__ is _Other:
+        return json.loads(value.text)
+    if value.__class__ is str and value.startswith("Bounds("):
         return _bounds(value) or value
     return value
 
 
-def observations_of(facts: Iterable[Mapping[str, Any]] | Mapping[str, Any]) -> dict[Signal, Any]:
-    """The observations of a record's facts, as the API shows them (``[{signal, value, ...}]``) or as
-    the record keeps them (signal -> value). A signal this version does not know is left out: no
-    policy it loads can test it."""
-    pairs = facts.items() if isinstance(facts, Mapping) else ((f["signal"], f["value"]) for f in facts)
-    return {_SIGNALS[name]: recorded_value(value) for name, value in pairs if name in _SIGNALS}
+Compared = tuple[tuple[Signal, float], ...]
 
 
-def bounds_unknown(observations: Observations, policy: Policy, flow: Flow) -> list[str]:
-    """Thresholds ``policy``'s rules of ``flow`` compare a bounded observation with that it was not
-    asked about (a candidate tightening the tenure rule to 60 days, the carrier asked about 30 and
-    90): ``tenureDays at 60``. Judged as they stand they would never raise: a guess, not a replay."""
+def compared(policy: Policy, flow: Flow) -> Compared:
+    """Each (signal, threshold) that ``policy``'s active rules of ``flow`` compare (worked out once)."""
+    return tuple(
+        sorted(
+            {
+                (condition.signal, threshold)
+                for rule in policy.active_rules(flow)
+                for condition in rule.when
+                for threshold in condition.thresholds()
+            }
+        )
+    )
+
+
+def bounds_unknown(observations: Observations, thresholds: Compared) -> list[str]:
+    """The ``thresholds`` (``compared``) a bounded observation was not asked about: a candidate
+    tightening the tenure rule to 60 days, the carrier asked about 30 and 90, gives ``tenureDays at
+    60``. Judged as they stand they would never raise: a guess, not a replay."""
     unknown: list[str] = []
-    for rule in policy.active_rules(flow):
-        for condition in rule.when:
-            value = observations.get(condition.signal)
-            if not isinstance(value, Bounds):
-                continue
-            for threshold in condition.thresholds():
-                if value.at_least(threshold) is None:
-                    unknown.append(f"{condition.signal.value} at {threshold:g}")
-    return sorted(set(unknown))
+    for signal, threshold in thresholds:
+        value = observations.get(signal)
+        if value.__class__ is Bounds and value.at_least(threshold) is None:
+            unknown.append(f"{signal.value} at {threshold:g}")
+    return unknown
 
 
 def _bounds(text: str) -> Bounds | None:
