@@ -432,3 +432,27 @@ def test_an_empty_history_renders_with_nothing_changed() -> None:
     # Then nothing is counted, and the rendering says nothing changes
     assert (result.read, result.decided, result.evaluated) == (0, 0, 0)
     assert render(result).endswith("No decision changes under the candidate.\n")
+
+
+def test_a_live_policy_is_found_by_the_hash_its_records_name() -> None:
+    # Given records naming their policy by a hash another version of the code gave the document
+    records = [shown("old", "verify", "fail", [9133], simTrustScore=10)]
+    records[0]["policy"]["hash"] = "a" * 64
+
+    # When the live policy is given under that hash
+    result = backtest(records, {"a" * 64: LIVE}, CANDIDATE)
+
+    # Then the records are replayed under it
+    assert (result.evaluated, result.unevaluable.count, result.not_reproduced.count) == (1, 0, 0)
+
+
+def test_a_record_of_a_kind_no_flow_evaluates_is_unevaluable_and_named() -> None:
+    # Given a record of a kind this version does not know
+    records = [shown("new", "voice", "pass", simTrustScore=80)]
+
+    # When the candidate is replayed over it
+    result = backtest(records, policies_by_hash([LIVE]), CANDIDATE)
+
+    # Then it is unevaluable, its kind named
+    assert result.unevaluable_reasons == {"kind unknown: voice": Tally(1, ("new",))}
+    assert result.decided == 1

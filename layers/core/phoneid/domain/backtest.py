@@ -164,6 +164,10 @@ class Replay:
         cache_size: int = DEFAULT_CACHE,
     ) -> None:
         self._live = live
+        # Each live hash as the mapping holds it: the key a verdict is memoised by (a record's own copy
+        # would be one more string per verdict). A policy is looked up by the hash its records name,
+        # even if this version hashes its document differently.
+        self._hashes = {key: key for key in live}
         self._candidate = candidate
         # Verdicts by (flow, live hash, facts key), least recently used dropped: memory stays bounded.
         self._verdicts = lru_cache(maxsize=cache_size)(self._verdict)
@@ -187,11 +191,10 @@ class Replay:
         if outcome == "error" or not policy:
             self._kinds.add("not decided", record_id)
             return
-        live_hash = policy["hash"]
-        live = self._live.get(live_hash)
+        live_hash = self._hashes.get(policy["hash"])
         flow = POLICY_FLOWS.get(record["kind"])
-        if live is None or flow is None:
-            why = f"live policy unknown: {live_hash}" if flow else f"kind unknown: {record['kind']}"
+        if live_hash is None or flow is None:
+            why = f"live policy unknown: {policy['hash']}" if flow else f"kind unknown: {record['kind']}"
             self._kinds.add("unevaluable", record_id)
             self._reasons.add(why, record_id)
             return
@@ -200,7 +203,7 @@ class Replay:
         kept = self._signal_lists.get(signals)
         if kept is None and len(self._signal_lists) < MAX_SIGNAL_LISTS:
             kept = self._signal_lists[signals] = signals
-        verdict = self._verdicts(flow, live.content_hash, (kept or signals, values))
+        verdict = self._verdicts(flow, live_hash, (kept or signals, values))
         codes = record.get("reasonCodes") or ()
         if outcome != verdict.live_outcome or tuple(codes) != verdict.live_codes:
             self._kinds.add("not reproduced", record_id)
@@ -231,7 +234,7 @@ class Replay:
             thresholds = self._compared[flow] = compared(self._candidate, flow)
         missing += [f"value not recorded: {b}" for b in bounds_unknown(observations, thresholds)]
         if missing:
-            return _Verdict(live_outcome, live_codes, tuple(missing), (live_outcome, ""), None, ())
+            return _Verdict(live_outcome, live_codes, tuple(missing), (live_outcome, "unevaluable"), None, ())
         candidate = evaluate(observations, self._candidate, flow)
         outcome = "pass" if candidate.passed else "fail"
         raised, lifted = (
