@@ -11,8 +11,9 @@ policy replayed, streaming, over a history kept as JSON Lines.
    reading, ``json.loads`` and the replay; and, before it, the floor: the reading and ``json.loads``
    alone.
 
-Prints the file's size, records/s and elapsed time, RSS before the replay, at 10% and at 100% of
-it and its peak (VmHWM, reset before it): flat memory shows as RSS at 10% equal to RSS at 100%.
+Prints the file's size, records/s and elapsed time, RSS before the replay, at 10%, 50% and 100% of
+it (with the verdicts memoised then, the one thing that grows, up to its bound) and its peak
+(VmHWM, reset before it): flat memory shows as RSS that grows no more than the memo does.
 Then the replay's own report. One process, one CPU. Prints; asserts nothing.
 
     .venv/bin/python bench/backtest.py [--records 1000000] [--distinct 20000] [--unique 0.01] [--seed 7]
@@ -31,7 +32,7 @@ import _setup  # noqa: F401 - first: the import path and the fake AWS environmen
 
 from bench.backtest_bench.history import write
 from bench.monitor_bench.memory import peak_mb, reset_peak, resident_mb
-from phoneid.domain.backtest import Replay, policies_by_hash, render
+from phoneid.domain.backtest import DEFAULT_CACHE, Replay, policies_by_hash, render
 from phoneid.domain.evaluation import default_policy
 from phoneid.domain.policy import Policy, parse_policy
 
@@ -80,22 +81,24 @@ def main() -> None:
 
         floor = _floor(path)
         replay = Replay(policies_by_hash(live), candidate)
-        tenth = max(args.records // 10, 1)
-        rss_tenth = 0
+        marks = {max(args.records * share // 10, 1): f"{share * 10}%" for share in (1, 5)}
+        seen: list[str] = []
         reset_peak()
         before = resident_mb()
         started = time.perf_counter()
         with path.open(encoding="utf-8") as lines:
             for n, line in enumerate(lines, 1):
                 replay.add(json.loads(line))
-                if n == tenth:
-                    rss_tenth = resident_mb()
+                if n in marks:
+                    seen.append(f"{resident_mb()} MB at {marks[n]} ({replay.memoised:,} verdicts memoised)")
         elapsed = time.perf_counter() - started
         result = replay.result()
+        seen.append(f"{resident_mb()} MB at 100% ({replay.memoised:,} verdicts memoised)")
 
     print(f"replay: {result.read:,} records in {elapsed:,.2f} s, {result.read / elapsed:,.0f} records/s")
     print(f"floor (the file read and json.loads only): {floor:,.2f} s, {result.read / floor:,.0f} records/s")
-    print(f"RSS: {before} MB before, {rss_tenth} MB at 10%, {resident_mb()} MB at 100%, peak {peak_mb()} MB")
+    print(f"RSS: {before} MB before, {', '.join(seen)}; peak {peak_mb()} MB")
+    print(f"     (verdicts are memoised in a bounded cache of {DEFAULT_CACHE:,}: nothing else grows with N)")
     print()
     print(render(result), end="")
 

@@ -19,6 +19,7 @@ from phoneid.domain.backtest import (
     Backtest,
     CodeChange,
     Flip,
+    Replay,
     Tally,
     backtest,
     policies_by_hash,
@@ -311,11 +312,16 @@ def test_a_small_cache_gives_the_same_result_as_a_large_one() -> None:
     # When the candidate is replayed with a cache of one verdict, and with the default cache
     small = backtest(records, policies_by_hash([LIVE]), CANDIDATE, cache_size=1)
     large = backtest(records, policies_by_hash([LIVE]), CANDIDATE)
+    bounded = Replay(policies_by_hash([LIVE]), CANDIDATE, cache_size=1)
+    for record in records:
+        bounded.add(record)
 
-    # Then both give the same result
+    # Then both give the same result, and the small cache holds one verdict at most
     assert small == large
     assert large.not_reproduced.count == 0
     assert large.flips[Flip.PASS_TO_FAIL].count > 0
+    assert bounded.memoised == 1
+    assert bounded.result() == large
 
 
 @pytest.mark.parametrize("seed", range(5))

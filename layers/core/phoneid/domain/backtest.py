@@ -218,6 +218,11 @@ class Replay:
                 for change in verdict.changes:
                     self._codes.add(change, record_id)
 
+    @property
+    def memoised(self) -> int:
+        """How many verdicts are memoised now (at most the cache's size)."""
+        return self._verdicts.cache_info().currsize
+
     def _verdict(self, flow: Flow, live_hash: str, facts: FactsKey) -> _Verdict:
         live = self._live[live_hash]
         observations = observations_from(facts)
