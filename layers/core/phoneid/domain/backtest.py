@@ -312,7 +312,11 @@ def render(result: Backtest, *, width: int = 34) -> str:
         _row("  decided", result.decided, width),
         _row("    evaluated", result.evaluated, width),
         _row("    unevaluable", result.unevaluable, width),
-        *(_row(f"      {why}", tally, width) for why, tally in result.unevaluable_reasons.items()),
+        # A reason may be long (a policy's whole hash): its count first, then the reason.
+        *(
+            f"{tally.count:>{width + 12},}  {why}{_samples(tally)}"
+            for why, tally in result.unevaluable_reasons.items()
+        ),
         _row("    not reproduced", result.not_reproduced, width),
         "",
         "live \\ candidate".ljust(width) + f"{'pass':>12}{'fail':>12}",
@@ -334,5 +338,8 @@ def render(result: Backtest, *, width: int = 34) -> str:
 def _row(label: str, counted: Tally | int, width: int) -> str:
     if isinstance(counted, int):
         return f"{label:<{width}}{counted:>12,}"
-    samples = f"  e.g. {', '.join(counted.samples)}" if counted.samples else ""
-    return f"{label:<{width}}{counted.count:>12,}{samples}"
+    return f"{label:<{width}}{counted.count:>12,}{_samples(counted)}"
+
+
+def _samples(counted: Tally) -> str:
+    return f"  e.g. {', '.join(counted.samples)}" if counted.samples else ""
