@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from operator import itemgetter
 from typing import Any
 
 from phoneid.domain.evaluation import SOURCE_FAILED, Observations
@@ -48,6 +49,7 @@ class _Token:
 
 _TRUE, _FALSE, _FAILED = _Token("true"), _Token("false"), _Token("sourceFailed")
 _PLAIN = frozenset({str, int, float, type(None)})
+_SIGNAL, _VALUE = itemgetter("signal"), itemgetter("value")
 
 
 class _Other:
@@ -65,24 +67,18 @@ class _Other:
 
 def facts_key(facts: Iterable[Mapping[str, Any]] | Mapping[str, Any]) -> FactsKey:
     """The key of a record's facts, as the API shows them (``[{signal, value, ...}]``) or as the record
-    keeps them (signal -> value). It runs once per record: a plain loop, no parsing of the values."""
+    keeps them (signal -> value). It runs once per record: the common values (booleans, numbers,
+    strings, null) are taken as they are, in one pass; nothing is parsed."""
     if isinstance(facts, Mapping):
         facts = [{"signal": signal, "value": value} for signal, value in facts.items()]
-    signals: list[str] = []
-    values: list[Any] = []
-    add_signal, add_value = signals.append, values.append
-    for fact in facts:
-        add_signal(fact["signal"])
-        value = fact["value"]
-        if value is True:
-            add_value(_TRUE)
-        elif value is False:
-            add_value(_FALSE)
-        elif value.__class__ in _PLAIN:
-            add_value(value)
-        else:
-            add_value(_keyed(value))
-    return tuple(signals), tuple(values)
+    else:
+        facts = facts if isinstance(facts, list | tuple) else list(facts)
+    plain = _PLAIN
+    values = [
+        _TRUE if v is True else _FALSE if v is False else v if v.__class__ in plain else _keyed(v)
+        for v in map(_VALUE, facts)
+    ]
+    return tuple(map(_SIGNAL, facts)), tuple(values)
 
 
 def _keyed(value: Any) -> Any:
@@ -99,8 +95,9 @@ def observations_from(key: FactsKey) -> dict[Signal, Any]:
     """The observations a key's facts were. A signal this version does not know is left out: no
     policy it loads can test it."""
     signals, values = key
+    plain = _PLAIN
     return {
-        _SIGNALS[name]: _observed(value)
+        _SIGNALS[name]: value if value.__class__ in plain and value.__class__ is not str else _observed(value)
         for name, value in zip(signals, values, strict=True)
         if name in _SIGNALS
     }
