@@ -2,9 +2,10 @@
 (docs/adr/0120-a-decision-history-verified-offline.md).
 
 A run reads each shard from where the last run left it and appends the shard's leaves in its order.
-What one read gives is committed in cuts of at most ``MAX_APPENDS`` clients: each cut's appends and
-the shard's new position commit together, so a run stopped anywhere (an error, its time up) leaves
-every record either appended once or not yet, and the next run goes on from there.
+What one read gives is committed in cuts of as many clients as the store commits together: each
+cut's appends and the shard's new position commit together, so a run stopped anywhere (an error,
+its time up) leaves every record either appended once or not yet, and the next run goes on from
+there.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ ENOUGH_TIME = 20.0  # seconds a read and its commits are given at most; a run st
 @dataclass
 class RunReport:
     shards: int = 0
-    read: int = 0  # stream records read past, leaves or not
+    read: int = 0  # reads of a shard that gave records, leaves or not
     appended: int = 0
     clients: set[str] = field(default_factory=set)
     contended: bool = False
