@@ -285,7 +285,7 @@ def test_an_operation_with_no_mapping_is_refused() -> None:
 def test_each_operation_is_mapped_once_by_its_services_module_and_all_are_in_the_registry() -> None:
     # Given each service's module of mappers, and the botocore services it maps
     modules = {
-        dynamodb: {"dynamodb"},
+        dynamodb: {"dynamodb", "dynamodbstreams"},
         kms: {"kms"},
         s3: {"s3"},
         sns: {"sns"},
@@ -308,3 +308,26 @@ def test_each_operation_is_mapped_once_by_its_services_module_and_all_are_in_the
         if service not in services
     ] == []
     assert set(registry.MAPPERS) == set(mapped)
+
+
+def test_a_streams_calls_are_dynamodb_actions_on_the_stream() -> None:
+    stream = f"{table('Decisions')}/stream/2026-12-02T10:00:00.000"
+    iterator = f"{stream}|1|AAAAAAAAAAE="
+
+    assert requests_of(call("dynamodbstreams", "DescribeStream", StreamArn=stream)) == [
+        Request("dynamodb:DescribeStream", stream)
+    ]
+    assert requests_of(
+        call(
+            "dynamodbstreams",
+            "GetShardIterator",
+            StreamArn=stream,
+            ShardId="shardId-1",
+            ShardIteratorType="LATEST",
+        )
+    ) == [Request("dynamodb:GetShardIterator", stream)]
+    assert requests_of(call("dynamodbstreams", "GetRecords", ShardIterator=iterator)) == [
+        Request("dynamodb:GetRecords", stream)
+    ]
+    with pytest.raises(Unmapped, match="parameters not understood"):
+        requests_of(call("dynamodbstreams", "GetRecords", ShardIterator="opaque"))

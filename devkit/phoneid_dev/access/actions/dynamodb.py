@@ -165,3 +165,18 @@ def _dynamodb_transact_get(call: Call, _: Stack) -> list[Request]:
 )
 def _dynamodb_table(call: Call, _: Stack) -> list[Request]:
     return [Request(f"dynamodb:{call.operation}", _table_arn(call, call.params["TableName"]))]
+
+
+# DynamoDB Streams is its own endpoint, authorized as dynamodb:* actions on the stream's ARN.
+@MAPPERS.maps("dynamodbstreams", "DescribeStream", "GetShardIterator")
+def _stream(call: Call, _: Stack) -> list[Request]:
+    return [Request(f"dynamodb:{call.operation}", str(call.params["StreamArn"]))]
+
+
+@MAPPERS.maps("dynamodbstreams", "GetRecords")
+def _stream_records(call: Call, _: Stack) -> list[Request]:
+    """On the stream a shard iterator names: it begins with the stream's ARN, then ``|``."""
+    stream = str(call.params["ShardIterator"]).split("|", 1)[0]
+    if not stream.startswith("arn:aws:dynamodb:") or "/stream/" not in stream:
+        raise ValueError("a shard iterator that names no stream")
+    return [Request("dynamodb:GetRecords", stream)]
