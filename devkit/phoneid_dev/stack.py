@@ -226,6 +226,22 @@ class LocalStack:
                     QueueUrl=self.physical_ids[logical_id], Attributes={"RedrivePolicy": json.dumps(policy)}
                 )
 
+    def streams_begun_again(self) -> None:
+        """The streams functions read start after the data just put back (``phoneid dev --data``): in
+        AWS a table's items outlive a restart and its stream holds only later changes, where moto's
+        would hold the import as new records, to be appended to the decision histories again."""
+        from moto.dynamodb.models import dynamodb_backends
+
+        backend = dynamodb_backends[self.account_id][self.aws_region]
+        for logical_id, props in self.template.of_type("AWS::DynamoDB::Table").items():
+            spec = _read_stream(logical_id, props, self.template).get("StreamSpecification")
+            if spec:
+                table = backend.get_table(self.physical_ids[logical_id])
+                table.set_stream_specification(dict(spec))  # a new stream: a new label, no records
+                self.attributes[(logical_id, "StreamArn")] = table.describe()["TableDescription"][
+                    "LatestStreamArn"
+                ]
+
     # --- intrinsic functions -----------------------------------------------------------------
 
     def resolve(self, value: Any) -> Any:

@@ -20,6 +20,7 @@ import pytest
 from moto.core.base_backend import BackendDict
 
 from phoneid import bootstrap
+from phoneid.adapters.dynamodb.history import DynamoHistoryStore
 from phoneid.domain.identity import Identity
 from phoneid.domain.signals import ChangeEvent, ChangeKind
 from phoneid_dev.snapshot import services, state
@@ -30,6 +31,7 @@ from phoneid_dev.triggers import pollers
 from tests.fakes import FakeClock
 from tests.harness import Api, Credentials, Integrator
 from tests.identities import Identities
+from tests.integration.test_decision_records import staged_flow
 
 SANDBOX_US = StackKind("sandbox", "US", "us-east-1")
 
@@ -209,3 +211,27 @@ def test_the_stacks_own_clients_are_kept_and_a_seeded_one_must_keep_its_secret(
         f"--data /data: client {credentials.client_id} is kept there with another secret: "
         "seed the secret it was made with, or use another directory"
     )
+
+
+def test_a_restart_from_the_data_directory_appends_no_record_twice_and_goes_on_with_new_ones(
+    make_api: Callable[..., Api], clock: FakeClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a client's two decisions appended to its history
+    api = make_api()
+    credentials = api.create_client()
+    before = [staged_flow(Integrator(api, credentials)) for _ in range(2)]
+    assert api.invoke("DecisionLogFunction", {})["appended"] == 2
+
+    # When the stack is saved, started again from its data, and its appends run
+    DataDirectory(tmp_path).save(SANDBOX_US, state.taken(api.stack, 0.0, {}))
+    restarted = _restarted(api, tmp_path, clock, monkeypatch)
+    again = restarted.invoke("DecisionLogFunction", {})
+
+    # Then the records put back are not appended again, and a new decision is appended after them
+    after = staged_flow(Integrator(restarted, credentials))
+    later = restarted.invoke("DecisionLogFunction", {})
+    history = DynamoHistoryStore(
+        boto3.client("dynamodb"), restarted.stack.physical_ids["DecisionHistoryTable"], clock
+    )
+    assert (again["appended"], later["appended"]) == (0, 1)
+    assert [record_id for record_id, _ in history.leaves(credentials.client_id, 3)] == [*before, after]

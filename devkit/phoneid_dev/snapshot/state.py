@@ -48,5 +48,6 @@ def check_fits(stack_template: Any, snapshot: dict[str, Any]) -> None:
 def put_back(stack: LocalStack, snapshot: dict[str, Any]) -> None:
     """The snapshot's data into ``stack``, provisioned with its keys (``LocalStack.kept_keys``)."""
     services.import_tables(stack, snapshot["tables"])
+    stack.streams_begun_again()
     services.import_buckets(stack, snapshot["buckets"])
     services.import_queues(stack, snapshot["queues"])

@@ -17,23 +17,28 @@ class DynamoDecisionStream:
     def __init__(self, streams: Any, stream_arn: str) -> None:
         self._streams = streams
         self._arn = stream_arn
+        # A shard is named with its stream's label (the stream's creation time, the end of its ARN):
+        # a stream made again (turned off and on) starts its shards and sequence numbers anew.
+        self._label = stream_arn.rsplit("/stream/", 1)[-1]
 
     def shards(self) -> list[str]:
-        """Every shard the stream still holds, parents before their children (as listed)."""
+        """Every shard the stream still holds, parents before their children (as listed), each as
+        ``{stream label}/{shard id}``."""
         found: list[str] = []
         asked: dict[str, Any] = {"StreamArn": self._arn}
         while True:
             with provider_errors("decision stream.DescribeStream"):
                 description = self._streams.describe_stream(**asked)["StreamDescription"]
-            found.extend(shard["ShardId"] for shard in description.get("Shards", []))
+            found.extend(f"{self._label}/{shard['ShardId']}" for shard in description.get("Shards", []))
             last = description.get("LastEvaluatedShardId")
             if not last:
                 return found
             asked["ExclusiveStartShardId"] = last
 
-    def read(self, shard_id: str, after: str | None, limit: int) -> StreamPage:
+    def read(self, shard: str, after: str | None, limit: int) -> StreamPage:
         """Up to ``limit`` stream records of the shard after the sequence number ``after`` (from its
         start when None)."""
+        shard_id = shard.rsplit("/", 1)[-1]
         position: dict[str, Any] = (
             {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after}
             if after
