@@ -174,3 +174,34 @@ def test_a_key_expires_24_hours_after_the_first_request(
 
     clock.advance(seconds=1)
     assert isinstance(requests.begin(request(body={"new": 1}), LEASE), Claimed)
+
+
+class _KeyChangingHands:
+    """DynamoDB as it answers while other attempts claim and release the key: every claim refused,
+    every read after it finding nothing."""
+
+    def __init__(self) -> None:
+        self.claims = 0
+
+    def put_item(self, **_: Any) -> None:
+        from botocore.exceptions import ClientError
+
+        self.claims += 1
+        raise ClientError(
+            {"Error": {"Code": "ConditionalCheckFailedException", "Message": "held"}}, "PutItem"
+        )
+
+    def get_item(self, **_: Any) -> dict[str, Any]:
+        return {}
+
+
+def test_a_key_that_changes_hands_during_a_claim_is_answered_as_in_use() -> None:
+    from phoneid.adapters.dynamodb.idempotency import DynamoIdempotencyStore
+
+    dynamodb = _KeyChangingHands()
+    clock = FakeClock()
+    record = request().claim("me", clock.now(), timedelta(seconds=10))
+
+    with pytest.raises(IdempotencyKeyInUse):
+        DynamoIdempotencyStore(dynamodb, "table").claim(record, clock.now())
+    assert dynamodb.claims == 2

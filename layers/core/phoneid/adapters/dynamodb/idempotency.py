@@ -12,6 +12,7 @@ from typing import Any
 
 from phoneid.adapters.aws import provider_errors
 from phoneid.adapters.dynamodb.items import TTL_GRACE_SECONDS, from_ms, ms, plain, to_item
+from phoneid.domain.errors import IdempotencyKeyInUse
 from phoneid.domain.idempotency import KeyRecord, RecordStatus
 
 
@@ -48,7 +49,8 @@ class DynamoIdempotencyStore:
                 holder = self._get(record.record_id)
                 if holder is not None:
                     return holder
-        raise _Held()  # pragma: no cover: the key changed hands twice within one claim
+        # The key changed hands twice within one claim: other attempts with it are running now.
+        raise IdempotencyKeyInUse()
 
     def complete(self, record: KeyRecord, response: bytes) -> bool:
         try:
